@@ -1,0 +1,425 @@
+"""Build the IR from a parse tree: one method per grammar rule, no reflection tricks.
+
+Targets are parsed as a flat run of words (word order varies too much for
+rules to pay off), and read here: places, a name or type word, quantifiers,
+exclusions, and AND-separated parts that become one clause each.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+from lark import Token as LarkToken
+from lark import Transformer, v_args
+
+from jiayu.ir import (
+    Action,
+    Clause,
+    Condition,
+    MatchKind,
+    Mention,
+    Place,
+    Quantifier,
+    Target,
+    Token,
+    Value,
+)
+
+_PLACE_KINDS = {"ROOM": "room", "FLOOR": "floor", "GROUP": "group", "HOME": "home",
+                "THIS_ROOM": "this_room", "OTHER": "other_rooms"}
+_MATCH_RANK: dict[MatchKind, int] = {"exact": 0, "alias": 1, "pinyin": 2, "fuzzy": 3, "unknown": 4}
+_UNIT_ATTRIBUTE = {"°C": "target_temperature", "K": "color_temp"}
+_LEVEL_WORDS = {"高": "high", "大": "high", "强": "high", "中": "medium", "低": "low", "小": "low",
+                "弱": "low"}
+
+
+class Unsupported(Exception):
+    """The words parse but mean nothing jiayu can do (a level with no direction, ...)."""
+
+
+@dataclass(frozen=True)
+class Tail:
+    """What a clause does, before it meets its target."""
+
+    action: Action
+    value: Value | None = None
+    attribute: str | None = None
+    verb: bool = True  # False for a bare value (窗帘一半): with 打开 it means only the value
+
+
+@dataclass(frozen=True)
+class Body:
+    """The clauses of an utterance and the condition guarding them."""
+
+    clauses: tuple[Clause, ...]
+    condition: Condition | None = None
+
+
+@dataclass(frozen=True)
+class _Number:
+    value: float
+    unit: Any
+
+
+def _set_attribute(attribute: str | None) -> str | None:
+    # In a command, 温度 is the set point; in a query or a condition, the sensors.
+    return "target_temperature" if attribute == "temperature" else attribute
+
+
+@v_args(inline=True)
+class Builder(Transformer[LarkToken, Body]):
+    """Turns a parse tree over `tokens` into a Body."""
+
+    def __init__(self, tokens: Sequence[Token]) -> None:
+        super().__init__()
+        self._tokens = tokens
+        self._scenes: dict[str, str] = {}  # scene name said → scene id
+
+    def _scene_of(self, target: Target) -> str | None:
+        if target.name is None or target.places or target.type_word or target.is_set:
+            return None
+        return self._scenes.get(target.name.text)
+
+    def _tok(self, t: LarkToken) -> Token:
+        return self._tokens[t.start_pos or 0]
+
+    def _payload(self, t: LarkToken) -> Any:
+        return self._tok(t).value
+
+    # --- utterance ---------------------------------------------------------
+
+    def start(self, *children: Any) -> Body:
+        body = children[-1]
+        return body if isinstance(body, Body) else Body(tuple(body))
+
+    def clauses(self, *children: Any) -> list[Clause]:
+        return [c for child in children if isinstance(child, list) for c in child]
+
+    def conditional(self, *children: Any) -> Body:
+        condition = next(c for c in children if isinstance(c, Condition))
+        return Body(tuple(children[-1]), condition)
+
+    # --- clauses -----------------------------------------------------------
+
+    def target_tail(self, *children: Any) -> list[Clause]:
+        targets, tail = children[-2], children[-1]
+        return [_clause(tail, t) for t in targets]
+
+    def bare_tail(self, tail: Tail) -> list[Clause]:
+        return [_clause(tail, None)]
+
+    def target_only(self, targets: list[Target], _de: Any = None) -> list[Clause]:
+        clauses = []
+        for target in targets:
+            scene = self._scene_of(target)
+            clauses.append(Clause("scene", scene=scene) if scene else Clause("select", target))
+        return clauses
+
+    def repeat(self, _t: LarkToken) -> list[Clause]:
+        return [Clause("repeat")]
+
+    def confirm(self, _t: LarkToken) -> list[Clause]:
+        return [Clause("confirm")]
+
+    def cancel(self, _t: LarkToken) -> list[Clause]:
+        return [Clause("cancel")]
+
+    def ordinal(self, t: LarkToken, _de: Any = None) -> list[Clause]:
+        return [Clause("select", ordinal=int(self._payload(t)))]
+
+    def head_on(self, _on: LarkToken, targets: list[Target], tail: Tail | None = None
+                ) -> list[Clause]:
+        clauses: list[Clause] = []
+        for target in targets:
+            scene = self._scene_of(target)
+            if scene:
+                clauses.append(Clause("scene", scene=scene))
+            elif tail is not None and tail.action == "set" and not tail.verb:
+                clauses.append(_clause(tail, target))  # 打开窗帘一半: only the value
+            else:
+                clauses.append(Clause("on", target))
+                if tail is not None:
+                    clauses.append(_clause(tail, None))
+        return clauses
+
+    def head_off(self, _off: LarkToken, targets: list[Target]) -> list[Clause]:
+        return [Clause("off", t) for t in targets]
+
+    def head_rel(self, rel: LarkToken, targets: list[Target], *rest: Any) -> list[Clause]:
+        attr = next((self._payload(r) for r in rest if isinstance(r, LarkToken)), None)
+        amount = next((r for r in rest if isinstance(r, _Number)), None)
+        tail = self._relative(self._payload(rel), attr, amount)
+        return [_clause(tail, t) for t in targets]
+
+    def head_set(self, _setv: LarkToken, targets: list[Target], *rest: Any) -> list[Clause]:
+        attr = next((self._payload(r) for r in rest
+                     if isinstance(r, LarkToken) and r.type == "ATTR"), None)
+        tail = _with_attribute(Tail("set", rest[-1]), attr)
+        return [_clause(tail, t) for t in targets]
+
+    def head_media(self, media: LarkToken, targets: list[Target]) -> list[Clause]:
+        return [Clause(self._payload(media), t) for t in targets]
+
+    def head_query(self, _q: LarkToken, *rest: Any) -> list[Clause]:
+        targets = next((r for r in rest if isinstance(r, list)), [None])
+        attr = None
+        for r in rest:
+            if isinstance(r, LarkToken):
+                attr = self._payload(r) or attr
+        return [Clause("query", t, attribute=attr) for t in targets]
+
+    # --- tails -------------------------------------------------------------
+
+    def t_on(self, _on: LarkToken, value: Value | None = None) -> Tail:
+        return Tail("on") if value is None else Tail("set", value)
+
+    def t_off(self, _off: LarkToken) -> Tail:
+        return Tail("off")
+
+    def t_set(self, *children: Any) -> Tail:
+        attr = None
+        verb = False
+        for c in children:
+            if isinstance(c, LarkToken):
+                if c.type == "ATTR":
+                    attr = self._payload(c)
+                else:
+                    verb = True
+        return _with_attribute(Tail("set", children[-1], verb=verb or attr is not None), attr)
+
+    def t_rel(self, *children: Any) -> Tail:
+        attr = None
+        rel: Any = None
+        amount = None
+        for c in children:
+            if isinstance(c, _Number):
+                amount = c
+            elif c.type == "ATTR":
+                attr = self._payload(c)
+            else:
+                rel = self._payload(c)
+        return self._relative(rel, attr, amount)
+
+    def t_adj(self, *children: Any) -> Tail:
+        attr = None
+        adj: Any = None
+        amount = None
+        for c in children:
+            if isinstance(c, _Number):
+                amount = c
+            elif c.type == "ATTR":
+                attr = self._payload(c)
+            elif c.type == "ADJ":
+                adj = self._payload(c)
+        return self._relative(adj, attr, amount)
+
+    def t_query(self, *children: LarkToken) -> Tail:
+        attr = None
+        for c in children:
+            attr = self._payload(c) or attr
+        return Tail("query", attribute=attr)
+
+    def t_state(self, q: LarkToken) -> Tail:
+        return Tail("query", attribute=self._payload(q))
+
+    def t_media(self, m: LarkToken) -> Tail:
+        return Tail(self._payload(m))
+
+    def _relative(self, how: Any, attr: str | None, amount: _Number | None) -> Tail:
+        hint, direction, warmth = how
+        if direction == 0 and warmth == 0:
+            raise Unsupported("a relative change needs a direction")
+        attribute = _set_attribute(attr) or hint or _UNIT_ATTRIBUTE.get(
+            amount.unit if amount else None)
+        value = Value("relative", attribute, amount.value if amount else None, None,
+                      amount.unit if amount else None, direction, warmth)
+        return Tail("adjust", value)
+
+    # --- values ------------------------------------------------------------
+
+    def v_number(self, n: _Number) -> Value:
+        return Value("absolute", _UNIT_ATTRIBUTE.get(n.unit), n.value, None, n.unit)
+
+    def v_half(self, t: LarkToken) -> Value:
+        return Value("absolute", None, float(self._payload(t)), None, "%")
+
+    def v_extreme(self, t: LarkToken) -> Value:
+        attribute, direction = self._payload(t)
+        return Value("extreme", attribute, None, None, None, direction)
+
+    def v_mode(self, t: LarkToken, _attr: Any = None) -> Value:
+        return Value("absolute", "mode", None, self._payload(t))
+
+    def v_speed(self, t: LarkToken, _attr: Any = None) -> Value:
+        return Value("absolute", "fan_speed", None, self._payload(t))
+
+    def v_level(self, t: LarkToken) -> Value:
+        level = _LEVEL_WORDS.get(self._tok(t).text)
+        if level is None:
+            raise Unsupported(f"{self._tok(t).text} is not a level")
+        return Value("absolute", "fan_speed", None, level)
+
+    def amount(self, *children: Any) -> _Number:
+        return children[-1]  # type: ignore[no-any-return]
+
+    def n_plain(self, num: LarkToken, unit: Any = None) -> _Number:
+        return _Number(float(self._payload(num)), unit)
+
+    def n_half(self, num: LarkToken, half: LarkToken) -> _Number:
+        return _Number(float(self._payload(num)) + float(self._payload(half)), "°C")
+
+    def n_percent(self, _pre: LarkToken, num: LarkToken) -> _Number:
+        return _Number(float(self._payload(num)), "%")
+
+    def unit(self, t: LarkToken) -> Any:
+        return self._payload(t)
+
+    # --- targets and conditions -------------------------------------------
+
+    def target(self, *items: Any) -> list[Target]:
+        return self._targets(items)
+
+    def exclusion(self, _except: LarkToken, *items: Any) -> list[Target]:
+        items = tuple(i for i in items if not (isinstance(i, LarkToken) and i.type == "EXCEPT_END"))
+        return self._targets(items)
+
+    def condition(self, *children: Any) -> Condition:
+        subject: Target | None = None
+        attr = None
+        op = ">"
+        number: _Number | None = None
+        for c in children:
+            if isinstance(c, list):
+                subject = c[0]
+            elif isinstance(c, _Number):
+                number = c
+            elif c.type == "ATTR":
+                attr = self._payload(c)
+            elif c.type == "CMP":
+                op = self._payload(c)
+        assert number is not None  # the grammar requires one
+        if attr is None:
+            attr = {"°C": "temperature", "%": "humidity"}.get(number.unit, "temperature")
+        if attr == "temperature" and subject is not None and subject.device_type == "AirConditioner":
+            attr = "target_temperature"  # 空调温度 is the set point
+        return Condition(attr, op, number.value, subject, number.unit)
+
+    def _targets(self, items: Sequence[Any]) -> list[Target]:
+        """Read a flat run of target words into one target per AND-separated part."""
+        parts: list[list[Any]] = [[]]
+        for item in items:
+            if isinstance(item, LarkToken) and item.type == "AND":
+                parts.append([])
+            else:
+                parts[-1].append(item)
+        targets: list[Target] = []
+        pending_places: list[Place] = []
+        shared: dict[str, Any] = {}
+        for part in parts:
+            target = self._one_target(part)
+            if not _has_what(target):
+                # 客厅和卧室的灯: a part that is only places shares the next part's noun.
+                pending_places.extend(target.places)
+                shared = _merge_shared(shared, target)
+                continue
+            target = replace(target, places=(*pending_places, *target.places), **shared)
+            pending_places, shared = [], {}
+            targets.append(target)
+        if pending_places or not targets:
+            targets.append(_apply_shared(Target(places=tuple(pending_places)), shared))
+        # 所有 said once before 客厅和卧室的灯 applies to every part.
+        quantifier = next((t.quantifier for t in targets if t.quantifier != "one"), "one")
+        return [replace(t, quantifier=quantifier) if t.quantifier == "one" and t.count is None
+                else t for t in targets]
+
+    def _one_target(self, part: Sequence[Any]) -> Target:
+        places: list[Place] = []
+        names: list[Token] = []
+        type_token: Token | None = None
+        quantifier: Quantifier = "one"
+        count: int | None = None
+        excludes: list[Target] = []
+        reference = None
+        for item in part:
+            if isinstance(item, list):
+                excludes.extend(item)
+                continue
+            tok = self._tok(item)
+            kind = tok.kind
+            if kind in _PLACE_KINDS:
+                places.append(Place(_PLACE_KINDS[kind], tok.value if kind in ("ROOM", "FLOOR",
+                                    "GROUP") else None, tok.text))  # type: ignore[arg-type]
+            elif kind in ("NAME", "SCENE"):
+                names.append(tok)
+                if kind == "SCENE":
+                    self._scenes[tok.text] = tok.value
+            elif kind == "TYPE":
+                type_token = tok
+            elif kind in ("ALL", "DOU"):
+                quantifier = "all"
+            elif kind == "ANY":
+                quantifier = "any"
+            elif kind == "COUNT":
+                count = int(tok.value)
+            elif kind == "IT":
+                reference = tok.value
+            elif kind == "EXCEPT_POST":
+                # 卧室除外: the places just said are taken away, else the name.
+                if places:
+                    excludes.append(Target(places=tuple(places)))
+                    places = []
+                elif names or type_token:
+                    excludes.append(_named(names, type_token, places=()))
+                    names, type_token = [], None
+        target = _named(names, type_token, places=tuple(places))
+        if excludes and not (target.name or target.device_type or target.type_word):
+            # 除了卧室的灯都关掉: the excluded noun says what the rest is.
+            noun = next((e for e in excludes if e.type_word), None)
+            if noun is not None:
+                target = replace(target, device_type=noun.device_type, type_word=noun.type_word)
+        if excludes and quantifier == "one":
+            quantifier = "all"
+        return replace(target, quantifier=quantifier, count=count, exclude=tuple(excludes),
+                       reference=reference)
+
+
+def _named(names: list[Token], type_token: Token | None, places: tuple[Place, ...]) -> Target:
+    mention = None
+    if names:
+        worst = max((n.match for n in names), key=_MATCH_RANK.__getitem__)
+        mention = Mention("".join(n.text for n in names), "".join(n.said for n in names), worst)
+    return Target(places=places, name=mention,
+                  device_type=type_token.value if type_token else None,
+                  type_word=type_token.text if type_token else None)
+
+
+def _has_what(target: Target) -> bool:
+    return bool(target.name or target.type_word or target.reference or target.count)
+
+
+def _merge_shared(shared: dict[str, Any], target: Target) -> dict[str, Any]:
+    if target.quantifier != "one":
+        shared = {**shared, "quantifier": target.quantifier}
+    if target.exclude:
+        shared = {**shared, "exclude": target.exclude}
+    return shared
+
+
+def _apply_shared(target: Target, shared: dict[str, Any]) -> Target:
+    return replace(target, **shared) if shared else target
+
+
+def _with_attribute(tail: Tail, attr: str | None) -> Tail:
+    if attr is None or tail.value is None:
+        return tail
+    value = tail.value
+    attribute = _set_attribute(attr)
+    if value.attribute in (None, "target_temperature", "color_temp") or value.kind == "extreme":
+        value = replace(value, attribute=attribute)
+    return replace(tail, value=value)
+
+
+def _clause(tail: Tail, target: Target | None) -> Clause:
+    return Clause(tail.action, target, tail.value, tail.attribute)

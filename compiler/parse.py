@@ -1,0 +1,101 @@
+"""Compile an utterance: normalise, lex, parse (Lark LALR), build the IR.
+
+The LALR tables are built once per process from the grammar text, and cached
+to an explicit file keyed by a hash of that text, so start-up is fast and a
+grammar change can never load stale tables. A home change rebuilds only the
+lexicon (compiler/lexicon.py).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import tempfile
+import threading
+from collections.abc import Iterator, Sequence
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from lark import Lark
+from lark import Token as LarkToken
+from lark.exceptions import UnexpectedInput, VisitError
+from lark.lexer import Lexer
+
+from jiayu.compiler.build import Builder, Unsupported
+from jiayu.compiler.confidence import confidence
+from jiayu.compiler.lexicon import FILLER, Lexicon
+from jiayu.compiler.normalize import MAX_LENGTH, normalize
+from jiayu.ir import Compiled, NoParse, Parse, Token
+
+GRAMMAR_TEXT = resources.files("jiayu.grammar").joinpath("jiayu.lark").read_text("utf-8")
+_lock = threading.Lock()
+_parser: Lark | None = None
+
+
+class _TokenStream(Lexer):
+    """Lark's custom-lexer hook: the tokens were already made by our lexicon."""
+
+    def __init__(self, conf: Any) -> None:
+        pass
+
+    def lex(self, data: Any) -> Iterator[LarkToken]:  # type: ignore[override]
+        yield from data
+
+
+def cache_path() -> Path:
+    """Where the LALR tables are cached: $JIAYU_CACHE_DIR or the temp dir, keyed by grammar."""
+    digest = hashlib.sha256(GRAMMAR_TEXT.encode()).hexdigest()[:16]
+    folder = os.environ.get("JIAYU_CACHE_DIR") or tempfile.gettempdir()
+    return Path(folder) / f"jiayu-grammar-{digest}.lark-cache"
+
+
+def parser() -> Lark:
+    """The process-wide LALR parser (thread-safe: Lark's LALR parse keeps no shared state)."""
+    global _parser
+    if _parser is None:
+        with _lock:
+            if _parser is None:
+                _parser = Lark(GRAMMAR_TEXT, parser="lalr", lexer=_TokenStream,
+                               cache=str(cache_path()))
+    return _parser
+
+
+def compile_text(text: str, lexicon: Lexicon) -> Compiled:
+    """Compile one utterance; never raises for any input string."""
+    norm = normalize(text)
+    if not norm:
+        return NoParse(norm, 0, "empty", "nothing was said")
+    if len(text) > MAX_LENGTH:
+        return NoParse(norm, MAX_LENGTH, "too_long",
+                       f"longer than {MAX_LENGTH} characters: not a home command")
+    tokens = lexicon.lex(norm)
+    words = [t for t in tokens if t.kind != FILLER]
+    if not words:
+        return NoParse(norm, 0, "no_words", "only fillers or politeness", tuple(tokens))
+    stream = [LarkToken(t.kind, t.text, start_pos=i) for i, t in enumerate(words)]
+    try:
+        tree = parser().parse(stream)
+        body = Builder(words).transform(tree)
+    except UnexpectedInput as err:
+        return _no_parse(norm, words, tokens, err)
+    except VisitError as err:
+        if isinstance(err.orig_exc, Unsupported):
+            at = words[0].start
+            return NoParse(norm, at, "unsupported", str(err.orig_exc), tuple(tokens))
+        raise
+    return Parse(norm, body.clauses, body.condition, confidence(words), tuple(tokens))
+
+
+def _no_parse(norm: str, words: Sequence[Token], tokens: Sequence[Token],
+              err: UnexpectedInput) -> NoParse:
+    index = getattr(getattr(err, "token", None), "start_pos", None)
+    if index is None or getattr(err.token, "type", "") == "$END" or index >= len(words):
+        return NoParse(norm, len(norm), "incomplete",
+                       "the sentence stops before it says what to do", tuple(tokens))
+    word = words[index]
+    expected = sorted(getattr(err, "expected", ()) or ())
+    detail = f"did not expect {word.kind} “{word.said}” here"
+    if expected:
+        detail += f"; expected one of {', '.join(expected[:8])}"
+    return NoParse(norm, word.start, "unexpected_word", detail, tuple(tokens))

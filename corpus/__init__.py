@@ -1,0 +1,1 @@
+"""The bundled demo home and the corpus of cases replayed as tests."""

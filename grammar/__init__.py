@@ -1,0 +1,1 @@
+"""The grammar (jiayu.lark) and the fixed vocabulary the lexer segments with."""

@@ -1,0 +1,203 @@
+"""The intermediate representation: what an utterance means, before it meets devices.
+
+Every type is a frozen dataclass with typed fields, so an IR value can be
+shared between threads, compared in tests and cached. The resolver turns it
+into device ids; nothing in here knows about ids of devices.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any, Literal
+
+Action = Literal[
+    "on",  # 打开 cluster: turn_on / open / unlock / open_valve, chosen per device
+    "off",  # 关闭 cluster: turn_off / close / lock / close_valve
+    "set",  # an absolute or extreme value
+    "adjust",  # a relative change from the live value
+    "query",  # read state and answer
+    "scene",  # run a scene
+    "mute",
+    "unmute",
+    "play",
+    "pause",
+    "next_track",
+    "previous_track",
+    "stop",
+    "repeat",  # 再来一次
+    "confirm",  # 确认 / 是的
+    "cancel",  # 算了 / 不用了
+    "select",  # an answer to a pending question: 书房的 / 第一个
+]
+MatchKind = Literal["exact", "alias", "pinyin", "fuzzy", "unknown"]
+Quantifier = Literal["one", "all", "any"]
+Op = Literal[">", "<", ">=", "<="]
+
+
+@dataclass(frozen=True)
+class Mention:
+    """A name said in the utterance, and how the lexer recognised it."""
+
+    text: str
+    """The canonical surface: the lexicon entry it matched, or what was said when unknown."""
+    said: str
+    """The characters actually said (differs from text after a speech-recognition slip)."""
+    match: MatchKind
+    """How it matched: exact, alias, pinyin (toneless), fuzzy or unknown."""
+
+
+@dataclass(frozen=True)
+class Place:
+    """A place said in the utterance."""
+
+    kind: Literal["room", "floor", "group", "home", "this_room", "other_rooms"]
+    """room/floor/group are ids in the home; home is 全屋; this_room is 这个房间/这里;
+    other_rooms is 其他房间 (every room but the one in focus)."""
+    id: str | None
+    """The room, floor or group id; None for home, this_room and other_rooms."""
+    text: str
+    """The words said, for replies and the compact form."""
+
+
+@dataclass(frozen=True)
+class Target:
+    """What a clause acts on: places, a name or a type word, quantified."""
+
+    places: tuple[Place, ...] = ()
+    """Places whose devices are meant (a union)."""
+    name: Mention | None = None
+    """A device, scene or personal name, or a bare name such as 台灯."""
+    device_type: str | None = None
+    """The type a type word stands for (灯 → Light)."""
+    type_word: str | None = None
+    """The type word as normalised (灯, 空调), for the compact form and replies."""
+    quantifier: Quantifier = "one"
+    """all for 所有/全部/都, any for 随便一个, otherwise one."""
+    count: int | None = None
+    """An explicit count (三个, 两盏)."""
+    exclude: tuple[Target, ...] = ()
+    """Sets taken away exactly (除卧室以外, 除了台灯, 书房除外)."""
+    reference: Literal["it", "they"] | None = None
+    """它/那个 binds to one recent device; 它们/这些 to the devices of the last turn."""
+
+    @property
+    def is_set(self) -> bool:
+        """A quantifier, a count or an exclusion always makes a set."""
+        return self.quantifier != "one" or self.count is not None or bool(self.exclude)
+
+
+@dataclass(frozen=True)
+class Value:
+    """A value to set or a change to make."""
+
+    kind: Literal["absolute", "relative", "extreme"]
+    """absolute: 调到26度; relative: 调高一点 / 调低两度; extreme: 最亮 / 最低."""
+    attribute: str | None = None
+    """State attribute (brightness, color_temp, target_temperature, mode, fan_speed,
+    position, volume); None when only the device can tell (调到50)."""
+    number: float | None = None
+    """The number said, already in the attribute's unit; for relative, the amount."""
+    word: str | None = None
+    """An enum value: a mode (cool, heat, ...) or a fan speed (low, medium, high, auto)."""
+    unit: Literal["°C", "%", "K"] | None = None
+    """The unit said, if any: it implies the attribute."""
+    direction: int = 0
+    """+1 up, -1 down for relative and extreme values; 0 for absolute."""
+    warmth: int = 0
+    """+1 for 调暖, -1 for 调冷/调凉: the attribute depends on the device."""
+
+
+@dataclass(frozen=True)
+class Condition:
+    """如果<place><attribute><op><number>就…: checked once against live state."""
+
+    attribute: str
+    """The state attribute compared (temperature, humidity, illuminance, target_temperature)."""
+    op: Op
+    """How the live value compares with the threshold."""
+    number: float
+    """The threshold, in the attribute's unit."""
+    subject: Target | None = None
+    """Where to read it: a place (its sensors) or a device (its own attribute); None means
+    the nearest place of the utterance or the session."""
+    unit: Literal["°C", "%", "K"] | None = None
+    """The unit said, if any."""
+
+
+@dataclass(frozen=True)
+class Clause:
+    """One action on one target."""
+
+    action: Action
+    """What to do."""
+    target: Target | None = None
+    """None when the clause names no target (调到26度): it is carried over."""
+    value: Value | None = None
+    """For set and adjust."""
+    attribute: str | None = None
+    """For query: the attribute asked about (None: the device's main state)."""
+    ordinal: int | None = None
+    """For select: 第一个 is 1."""
+    scene: str | None = None
+    """For scene: the scene id."""
+
+
+@dataclass(frozen=True)
+class Token:
+    """One lexed token: what it is and how it matched."""
+
+    kind: str
+    """The grammar terminal (ON, NAME, ROOM, NUM, ...)."""
+    text: str
+    """The canonical surface."""
+    said: str
+    """The characters of the normalised utterance it covers."""
+    start: int
+    """Offset in the normalised utterance."""
+    match: MatchKind
+    """exact, alias, pinyin, fuzzy or unknown."""
+    value: Any = None
+    """The payload: an id, a number, an attribute, a direction."""
+
+
+@dataclass(frozen=True)
+class Parse:
+    """A successful compile."""
+
+    text: str
+    """The normalised utterance."""
+    clauses: tuple[Clause, ...]
+    """In the order said."""
+    condition: Condition | None
+    """Guards every clause when present."""
+    confidence: float
+    """In [0, 1]; below CONFIDENCE_THRESHOLD the engine prefers the fallback."""
+    tokens: tuple[Token, ...] = field(default=(), compare=False)
+    """The tokens the parser saw, for explanation."""
+
+
+@dataclass(frozen=True)
+class NoParse:
+    """A compile that failed: where and why, never an exception."""
+
+    text: str
+    """The normalised utterance."""
+    position: int
+    """Offset in the normalised utterance where understanding stopped."""
+    reason: str
+    """A named reason: empty, too_long, no_words, unexpected_word, incomplete, unsupported."""
+    detail: str
+    """A human explanation for grammar authors."""
+    tokens: tuple[Token, ...] = field(default=(), compare=False)
+    """The tokens lexed before the failure."""
+
+
+Compiled = Parse | NoParse
+
+
+def to_json(parsed: Compiled) -> dict[str, Any]:
+    """The Result's `ir`: the whole IR as plain JSON, tokens left out."""
+    data = asdict(parsed)
+    data.pop("tokens", None)
+    data["kind"] = "parse" if isinstance(parsed, Parse) else "no_parse"
+    return data
