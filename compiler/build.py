@@ -20,19 +20,34 @@ from jiayu.ir import (
     Condition,
     MatchKind,
     Mention,
+    Op,
     Place,
+    PlaceKind,
     Quantifier,
     Target,
     Token,
     Value,
 )
 
-_PLACE_KINDS = {"ROOM": "room", "FLOOR": "floor", "GROUP": "group", "HOME": "home",
-                "THIS_ROOM": "this_room", "OTHER": "other_rooms"}
+_PLACE_KINDS: dict[str, PlaceKind] = {
+    "ROOM": "room",
+    "FLOOR": "floor",
+    "GROUP": "group",
+    "HOME": "home",
+    "THIS_ROOM": "this_room",
+    "OTHER": "other_rooms",
+}
 _MATCH_RANK: dict[MatchKind, int] = {"exact": 0, "alias": 1, "pinyin": 2, "fuzzy": 3, "unknown": 4}
 _UNIT_ATTRIBUTE = {"°C": "target_temperature", "K": "color_temp"}
-_LEVEL_WORDS = {"高": "high", "大": "high", "强": "high", "中": "medium", "低": "low", "小": "low",
-                "弱": "low"}
+_LEVEL_WORDS = {
+    "高": "high",
+    "大": "high",
+    "强": "high",
+    "中": "medium",
+    "低": "low",
+    "小": "low",
+    "弱": "low",
+}
 
 
 class Unsupported(Exception):
@@ -114,7 +129,9 @@ class Builder(Transformer[LarkToken, Body]):
         clauses = []
         for target in targets:
             scene = self._scene_of(target)
-            clauses.append(Clause("scene", scene=scene) if scene else Clause("select", target))
+            clauses.append(
+                Clause("scene", target, scene=scene) if scene else Clause("select", target)
+            )
         return clauses
 
     def repeat(self, _t: LarkToken) -> list[Clause]:
@@ -129,13 +146,14 @@ class Builder(Transformer[LarkToken, Body]):
     def ordinal(self, t: LarkToken, _de: Any = None) -> list[Clause]:
         return [Clause("select", ordinal=int(self._payload(t)))]
 
-    def head_on(self, _on: LarkToken, targets: list[Target], tail: Tail | None = None
-                ) -> list[Clause]:
+    def head_on(
+        self, _on: LarkToken, targets: list[Target], tail: Tail | None = None
+    ) -> list[Clause]:
         clauses: list[Clause] = []
         for target in targets:
             scene = self._scene_of(target)
             if scene:
-                clauses.append(Clause("scene", scene=scene))
+                clauses.append(Clause("scene", target, scene=scene))
             elif tail is not None and tail.action == "set" and not tail.verb:
                 clauses.append(_clause(tail, target))  # 打开窗帘一半: only the value
             else:
@@ -148,14 +166,17 @@ class Builder(Transformer[LarkToken, Body]):
         return [Clause("off", t) for t in targets]
 
     def head_rel(self, rel: LarkToken, targets: list[Target], *rest: Any) -> list[Clause]:
-        attr = next((self._payload(r) for r in rest if isinstance(r, LarkToken)), None)
+        attr = next(
+            (self._payload(r) for r in rest if isinstance(r, LarkToken) and r.type == "ATTR"), None
+        )
         amount = next((r for r in rest if isinstance(r, _Number)), None)
         tail = self._relative(self._payload(rel), attr, amount)
         return [_clause(tail, t) for t in targets]
 
     def head_set(self, _setv: LarkToken, targets: list[Target], *rest: Any) -> list[Clause]:
-        attr = next((self._payload(r) for r in rest
-                     if isinstance(r, LarkToken) and r.type == "ATTR"), None)
+        attr = next(
+            (self._payload(r) for r in rest if isinstance(r, LarkToken) and r.type == "ATTR"), None
+        )
         tail = _with_attribute(Tail("set", rest[-1]), attr)
         return [_clause(tail, t) for t in targets]
 
@@ -198,7 +219,7 @@ class Builder(Transformer[LarkToken, Body]):
                 amount = c
             elif c.type == "ATTR":
                 attr = self._payload(c)
-            else:
+            elif c.type == "REL":
                 rel = self._payload(c)
         return self._relative(rel, attr, amount)
 
@@ -231,10 +252,18 @@ class Builder(Transformer[LarkToken, Body]):
         hint, direction, warmth = how
         if direction == 0 and warmth == 0:
             raise Unsupported("a relative change needs a direction")
-        attribute = _set_attribute(attr) or hint or _UNIT_ATTRIBUTE.get(
-            amount.unit if amount else None)
-        value = Value("relative", attribute, amount.value if amount else None, None,
-                      amount.unit if amount else None, direction, warmth)
+        attribute = (
+            _set_attribute(attr) or hint or (_UNIT_ATTRIBUTE.get(amount.unit) if amount else None)
+        )
+        value = Value(
+            "relative",
+            attribute,
+            amount.value if amount else None,
+            None,
+            amount.unit if amount else None,
+            direction,
+            warmth,
+        )
         return Tail("adjust", value)
 
     # --- values ------------------------------------------------------------
@@ -288,7 +317,7 @@ class Builder(Transformer[LarkToken, Body]):
     def condition(self, *children: Any) -> Condition:
         subject: Target | None = None
         attr = None
-        op = ">"
+        op: Op = ">"
         number: _Number | None = None
         for c in children:
             if isinstance(c, list):
@@ -302,7 +331,11 @@ class Builder(Transformer[LarkToken, Body]):
         assert number is not None  # the grammar requires one
         if attr is None:
             attr = {"°C": "temperature", "%": "humidity"}.get(number.unit, "temperature")
-        if attr == "temperature" and subject is not None and subject.device_type == "AirConditioner":
+        if (
+            attr == "temperature"
+            and subject is not None
+            and subject.device_type == "AirConditioner"
+        ):
             attr = "target_temperature"  # 空调温度 is the set point
         return Condition(attr, op, number.value, subject, number.unit)
 
@@ -330,9 +363,13 @@ class Builder(Transformer[LarkToken, Body]):
         if pending_places or not targets:
             targets.append(_apply_shared(Target(places=tuple(pending_places)), shared))
         # 所有 said once before 客厅和卧室的灯 applies to every part.
-        quantifier = next((t.quantifier for t in targets if t.quantifier != "one"), "one")
-        return [replace(t, quantifier=quantifier) if t.quantifier == "one" and t.count is None
-                else t for t in targets]
+        quantifier: Quantifier = next(
+            (t.quantifier for t in targets if t.quantifier != "one"), "one"
+        )
+        return [
+            replace(t, quantifier=quantifier) if t.quantifier == "one" and t.count is None else t
+            for t in targets
+        ]
 
     def _one_target(self, part: Sequence[Any]) -> Target:
         places: list[Place] = []
@@ -349,8 +386,8 @@ class Builder(Transformer[LarkToken, Body]):
             tok = self._tok(item)
             kind = tok.kind
             if kind in _PLACE_KINDS:
-                places.append(Place(_PLACE_KINDS[kind], tok.value if kind in ("ROOM", "FLOOR",
-                                    "GROUP") else None, tok.text))  # type: ignore[arg-type]
+                place_id = tok.value if kind in ("ROOM", "FLOOR", "GROUP") else None
+                places.append(Place(_PLACE_KINDS[kind], place_id, tok.text))
             elif kind in ("NAME", "SCENE"):
                 names.append(tok)
                 if kind == "SCENE":
@@ -381,8 +418,9 @@ class Builder(Transformer[LarkToken, Body]):
                 target = replace(target, device_type=noun.device_type, type_word=noun.type_word)
         if excludes and quantifier == "one":
             quantifier = "all"
-        return replace(target, quantifier=quantifier, count=count, exclude=tuple(excludes),
-                       reference=reference)
+        return replace(
+            target, quantifier=quantifier, count=count, exclude=tuple(excludes), reference=reference
+        )
 
 
 def _named(names: list[Token], type_token: Token | None, places: tuple[Place, ...]) -> Target:
@@ -390,9 +428,12 @@ def _named(names: list[Token], type_token: Token | None, places: tuple[Place, ..
     if names:
         worst = max((n.match for n in names), key=_MATCH_RANK.__getitem__)
         mention = Mention("".join(n.text for n in names), "".join(n.said for n in names), worst)
-    return Target(places=places, name=mention,
-                  device_type=type_token.value if type_token else None,
-                  type_word=type_token.text if type_token else None)
+    return Target(
+        places=places,
+        name=mention,
+        device_type=type_token.value if type_token else None,
+        type_word=type_token.text if type_token else None,
+    )
 
 
 def _has_what(target: Target) -> bool:

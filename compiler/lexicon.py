@@ -74,8 +74,12 @@ def _home_entries(home: Home) -> Iterable[tuple[str, Entry]]:
             yield key, Entry("NAME", key, key, "exact")
     for word, entry in _FIXED.items():
         yield word, entry
-    for kind, items in (("ROOM", home.rooms), ("FLOOR", home.floors), ("GROUP", home.groups),
-                        ("SCENE", home.scenes)):
+    for kind, items in (
+        ("ROOM", home.rooms),
+        ("FLOOR", home.floors),
+        ("GROUP", home.groups),
+        ("SCENE", home.scenes),
+    ):
         for item in items:
             for word, match in ((item.name, "exact"), *((a, "alias") for a in item.aliases)):
                 key = strip_de(word)
@@ -144,8 +148,13 @@ class Lexicon:
                             continue
                         if entry.canonical == text[i:end]:
                             continue
-                        _relax(best, back, end, (unknown, slips + end - i, count + 1),
-                               (i, entry, "pinyin"))
+                        _relax(
+                            best,
+                            back,
+                            end,
+                            (unknown, slips + end - i, count + 1),
+                            (i, entry, "pinyin"),
+                        )
             _relax(best, back, i + 1, (unknown + 1, slips, count + 1), (i, None, "unknown"))
         path: list[tuple[int, int, Any, MatchKind]] = []
         end = n
@@ -157,8 +166,13 @@ class Lexicon:
         return path
 
 
-def _relax(best: list[tuple[int, int, int] | None], back: list[tuple[int, Any, MatchKind]],
-           end: int, cost: tuple[int, int, int], how: tuple[int, Any, MatchKind]) -> None:
+def _relax(
+    best: list[tuple[int, int, int] | None],
+    back: list[tuple[int, Any, MatchKind]],
+    end: int,
+    cost: tuple[int, int, int],
+    how: tuple[int, Any, MatchKind],
+) -> None:
     current = best[end]
     if current is None or cost < current:
         best[end] = cost
@@ -171,7 +185,11 @@ def _tokens(text: str, path: list[tuple[int, int, Any, MatchKind]]) -> list[Toke
         said = text[start:end]
         if what is None:
             last = tokens[-1] if tokens else None
-            if last is not None and last.match == "unknown" and last.start + len(last.said) == start:
+            if (
+                last is not None
+                and last.match == "unknown"
+                and last.start + len(last.said) == start
+            ):
                 merged = last.said + said
                 tokens[-1] = Token(UNKNOWN, merged, merged, last.start, "unknown", merged)
             else:
@@ -188,10 +206,19 @@ def _counts(tokens: list[Token]) -> list[Token]:
     out: list[Token] = []
     for token in tokens:
         prev = out[-1] if out else None
-        if (prev is not None and prev.kind == "NUM" and
-                (token.kind == CLF or (token.kind == "BA" and token.text == "把"))):
-            out[-1] = Token("COUNT", prev.said + token.said, prev.said + token.said, prev.start,
-                            "exact", int(prev.value))
+        if (
+            prev is not None
+            and prev.kind == "NUM"
+            and (token.kind == CLF or (token.kind == "BA" and token.text == "把"))
+        ):
+            out[-1] = Token(
+                "COUNT",
+                prev.said + token.said,
+                prev.said + token.said,
+                prev.start,
+                "exact",
+                int(prev.value),
+            )
         elif token.kind == CLF:
             out.append(Token(FILLER, token.text, token.said, token.start, token.match, None))
         else:

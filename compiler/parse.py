@@ -56,8 +56,9 @@ def parser() -> Lark:
     if _parser is None:
         with _lock:
             if _parser is None:
-                _parser = Lark(GRAMMAR_TEXT, parser="lalr", lexer=_TokenStream,
-                               cache=str(cache_path()))
+                _parser = Lark(
+                    GRAMMAR_TEXT, parser="lalr", lexer=_TokenStream, cache=str(cache_path())
+                )
     return _parser
 
 
@@ -67,8 +68,9 @@ def compile_text(text: str, lexicon: Lexicon) -> Compiled:
     if not norm:
         return NoParse(norm, 0, "empty", "nothing was said")
     if len(text) > MAX_LENGTH:
-        return NoParse(norm, MAX_LENGTH, "too_long",
-                       f"longer than {MAX_LENGTH} characters: not a home command")
+        return NoParse(
+            norm, MAX_LENGTH, "too_long", f"longer than {MAX_LENGTH} characters: not a home command"
+        )
     tokens = lexicon.lex(norm)
     words = [t for t in tokens if t.kind != FILLER]
     if not words:
@@ -87,12 +89,19 @@ def compile_text(text: str, lexicon: Lexicon) -> Compiled:
     return Parse(norm, body.clauses, body.condition, confidence(words), tuple(tokens))
 
 
-def _no_parse(norm: str, words: Sequence[Token], tokens: Sequence[Token],
-              err: UnexpectedInput) -> NoParse:
-    index = getattr(getattr(err, "token", None), "start_pos", None)
-    if index is None or getattr(err.token, "type", "") == "$END" or index >= len(words):
-        return NoParse(norm, len(norm), "incomplete",
-                       "the sentence stops before it says what to do", tuple(tokens))
+def _no_parse(
+    norm: str, words: Sequence[Token], tokens: Sequence[Token], err: UnexpectedInput
+) -> NoParse:
+    token = getattr(err, "token", None)
+    index = getattr(token, "start_pos", None)
+    if index is None or getattr(token, "type", "") == "$END" or index >= len(words):
+        return NoParse(
+            norm,
+            len(norm),
+            "incomplete",
+            "the sentence stops before it says what to do",
+            tuple(tokens),
+        )
     word = words[index]
     expected = sorted(getattr(err, "expected", ()) or ())
     detail = f"did not expect {word.kind} “{word.said}” here"

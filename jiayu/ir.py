@@ -32,6 +32,7 @@ Action = Literal[
 MatchKind = Literal["exact", "alias", "pinyin", "fuzzy", "unknown"]
 Quantifier = Literal["one", "all", "any"]
 Op = Literal[">", "<", ">=", "<="]
+PlaceKind = Literal["room", "floor", "group", "home", "this_room", "other_rooms"]
 
 
 @dataclass(frozen=True)
@@ -50,7 +51,7 @@ class Mention:
 class Place:
     """A place said in the utterance."""
 
-    kind: Literal["room", "floor", "group", "home", "this_room", "other_rooms"]
+    kind: PlaceKind
     """room/floor/group are ids in the home; home is 全屋; this_room is 这个房间/这里;
     other_rooms is 其他房间 (every room but the one in focus)."""
     id: str | None

@@ -1,0 +1,129 @@
+"""The seed-001 compact form of what was understood: one object per action and target.
+
+Fields a,s,n,t,q,c in that order. a is 打开/关闭/静音/取消静音, 设置<属性>=<值> or
+查询<属性>; s the rooms ("*" unknown, "!" for an excluded room); n the device
+word without its room; t the type; q one/all/any/except; c an explicit count.
+Conditions, repeats and answers to questions have no compact form.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from jiayu.ir import Clause, Parse, Value
+
+UNKNOWN = [{"a": "UNKNOWN", "s": "*", "n": "*", "t": "Unknown", "q": "one"}]
+_ATTRIBUTE_WORDS = {
+    "brightness": "亮度",
+    "color_temp": "色温",
+    "target_temperature": "温度",
+    "temperature": "温度",
+    "mode": "模式",
+    "fan_speed": "风速",
+    "position": "位置",
+    "volume": "音量",
+    "humidity": "湿度",
+    "illuminance": "光照",
+    "on": "开关",
+    "locked": "门锁",
+    "state": "状态",
+    "playing": "播放",
+    None: "状态",
+}
+_MEDIA = {
+    "mute": "静音",
+    "unmute": "取消静音",
+    "play": "设置播放=播放",
+    "pause": "设置播放=暂停",
+    "next_track": "设置播放=下一首",
+    "previous_track": "设置播放=上一首",
+    "stop": "设置位置=停止",
+}
+
+
+def compact(
+    parsed: Parse,
+    split_room: Callable[[str], tuple[str | None, str]],
+    type_of: Callable[[str], str],
+) -> list[dict[str, Any]]:
+    """The compact form. `split_room` splits 客厅灯 into (客厅, 灯); `type_of` gives a
+    device name's type (Unknown when its devices differ)."""
+    out: list[dict[str, Any]] = []
+    for clause in parsed.clauses:
+        action = _action(clause)
+        if action is None:
+            continue
+        out.append({"a": action, **_target(clause, split_room, type_of)})
+    return out
+
+
+def _action(clause: Clause) -> str | None:
+    if clause.action == "on" or clause.action == "scene":
+        return "打开"
+    if clause.action == "off":
+        return "关闭"
+    if clause.action in _MEDIA:
+        return _MEDIA[clause.action]
+    if clause.action == "query":
+        return "查询" + _ATTRIBUTE_WORDS.get(clause.attribute, clause.attribute or "状态")
+    if clause.action in ("set", "adjust") and clause.value is not None:
+        value = clause.value
+        return f"设置{_ATTRIBUTE_WORDS.get(value.attribute, '数值')}={_value(value)}"
+    return None
+
+
+def _value(value: Value) -> str:
+    if value.kind == "extreme":
+        return "最大" if value.direction > 0 else "最小"
+    if value.kind == "relative":
+        direction = value.direction or value.warmth
+        word = (
+            ("调暖" if value.warmth > 0 else "调冷")
+            if value.warmth
+            else ("调高" if direction > 0 else "调低")
+        )
+        return word if value.number is None else f"{'+' if direction > 0 else '-'}{_num(value)}"
+    if value.word is not None:
+        return value.word
+    return _num(value)
+
+
+def _num(value: Value) -> str:
+    n = value.number or 0
+    text = str(int(n)) if float(n).is_integer() else str(n)
+    return text + ("%" if value.unit == "%" else "")
+
+
+def _target(
+    clause: Clause,
+    split_room: Callable[[str], tuple[str | None, str]],
+    type_of: Callable[[str], str],
+) -> dict[str, Any]:
+    target = clause.target
+    if clause.action == "scene" and target is not None and target.name is not None:
+        return {"s": "*", "n": target.name.text, "t": "Unknown", "q": "one"}
+    if target is None or target.reference is not None:
+        return {"s": "*", "n": "*", "t": "Unknown", "q": "one"}
+    rooms = [p.text for p in target.places]
+    name = "*"
+    kind = target.device_type or "Unknown"
+    if target.name is not None:
+        room, name = split_room(target.name.text)
+        if room is not None:
+            rooms.append(room)
+        kind = type_of(target.name.text)
+    elif target.type_word:
+        name = target.type_word
+    excluded = [p.text for e in target.exclude for p in e.places if not (e.name or e.type_word)]
+    s = ",".join(rooms) or "*"
+    if excluded:
+        s = ",".join([*(rooms or ["*"]), *("!" + r for r in excluded)])
+    quantifier: str = target.quantifier
+    if any(e.name or e.type_word for e in target.exclude):
+        quantifier = "except"  # a device excluded: the compact form cannot name it
+    out: dict[str, Any] = {"s": s, "n": name, "t": kind, "q": quantifier}
+    if target.count is not None:
+        out["q"] = "all"  # a count is a set; c says how many of it
+        out["c"] = target.count
+    return out

@@ -1,0 +1,1 @@
+"""Executor: the capability catalog, the hub protocol, planning, conditions and the risk gate."""

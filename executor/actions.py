@@ -1,0 +1,132 @@
+"""Which command an action means on a given device: capabilities decide, not types.
+
+打开 is a cluster (cover → open, valve → open_valve, lock → unlock, otherwise
+turn_on); a value's attribute is what the device can set; a bare number or a
+relative change with no attribute goes to the device's main adjustable one.
+The resolver uses this to drop devices that cannot do an action; the planner
+uses it to build the command.
+"""
+
+from __future__ import annotations
+
+from jiayu.home import Device
+from jiayu.ir import Clause, Value
+
+ON_CLUSTER = (("cover", "open"), ("valve", "open_valve"), ("lock", "unlock"), ("onoff", "turn_on"))
+OFF_CLUSTER = (
+    ("cover", "close"),
+    ("valve", "close_valve"),
+    ("lock", "lock"),
+    ("onoff", "turn_off"),
+)
+MEDIA_COMMANDS = {
+    "mute": ("volume", "mute"),
+    "unmute": ("volume", "unmute"),
+    "play": ("media", "play"),
+    "pause": ("media", "pause"),
+    "next_track": ("media", "next_track"),
+    "previous_track": ("media", "previous_track"),
+    "stop": ("cover", "stop"),
+}
+SETTERS = {
+    "brightness": ("brightness", "set_brightness"),
+    "color_temp": ("color_temp", "set_color_temp"),
+    "target_temperature": ("target_temperature", "set_temperature"),
+    "mode": ("hvac_mode", "set_mode"),
+    "fan_speed": ("fan_speed", "set_fan_speed"),
+    "position": ("cover", "set_position"),
+    "volume": ("volume", "set_volume"),
+}
+# What 调到50 / 调高一点 mean when no attribute is said, in order of preference.
+_MAIN_ATTRIBUTES = ("brightness", "target_temperature", "position", "volume", "fan_speed")
+_READINGS = {
+    "temperature": "temperature_sensor",
+    "humidity": "humidity_sensor",
+    "illuminance": "illuminance_sensor",
+    "on": "onoff",
+    "locked": "lock",
+    "open": "valve",
+    "playing": "media",
+    "muted": "volume",
+    "brightness": "brightness",
+    "color_temp": "color_temp",
+    "target_temperature": "target_temperature",
+    "mode": "hvac_mode",
+    "fan_speed": "fan_speed",
+    "position": "cover",
+    "volume": "volume",
+}
+_MAIN_STATE = (
+    ("lock", "locked"),
+    ("valve", "open"),
+    ("cover", "position"),
+    ("onoff", "on"),
+    ("temperature_sensor", "temperature"),
+    ("humidity_sensor", "humidity"),
+    ("illuminance_sensor", "illuminance"),
+)
+
+
+def value_attribute(device: Device, value: Value) -> str | None:
+    """The attribute a value sets or changes on this device, or None if it has none."""
+    caps = device.capabilities
+    if value.warmth:
+        # 调暖: a warmer light is lower kelvin; a warmer room is a higher set point.
+        if "target_temperature" in caps:
+            return "target_temperature"
+        return "color_temp" if "color_temp" in caps else None
+    attribute = value.attribute
+    if attribute is None and value.unit == "°C":
+        attribute = "target_temperature"
+    if attribute is not None:
+        return attribute if SETTERS.get(attribute, ("", ""))[0] in caps else None
+    if value.word is not None:
+        return None
+    return next((a for a in _MAIN_ATTRIBUTES if SETTERS[a][0] in caps), None)
+
+
+def reading_attribute(
+    device: Device, attribute: str | None, *, sensors_only: bool = False
+) -> str | None:
+    """The state attribute a query or condition reads on this device, or None.
+
+    A place's 温度 is what its sensors measure (`sensors_only`); a named device's 温度
+    is its set point when it has no sensor (空调温度多少)."""
+    caps = device.capabilities
+    if attribute == "state" or attribute is None:
+        return next((a for cap, a in _MAIN_STATE if cap in caps), None)
+    if attribute == "temperature" and "temperature_sensor" not in caps and not sensors_only:
+        attribute = "target_temperature"
+    return attribute if _READINGS.get(attribute) in caps else None
+
+
+def command_for(device: Device, clause: Clause) -> str | None:
+    """The command this clause means on this device; None if it cannot do it."""
+    caps = device.capabilities
+    action = clause.action
+    if action in ("on", "off"):
+        cluster = ON_CLUSTER if action == "on" else OFF_CLUSTER
+        return next((cmd for cap, cmd in cluster if cap in caps), None)
+    if action in ("set", "adjust") and clause.value is not None:
+        attribute = value_attribute(device, clause.value)
+        return SETTERS[attribute][1] if attribute else None
+    if action in MEDIA_COMMANDS:
+        cap, cmd = MEDIA_COMMANDS[action]
+        return cmd if cap in caps else None
+    return None
+
+
+def can_do(device: Device, clause: Clause) -> bool:
+    """Whether the device can carry out the clause (queries: whether it has the reading)."""
+    if clause.action == "query":
+        return query_attribute(device, clause) is not None
+    return command_for(device, clause) is not None
+
+
+def query_attribute(device: Device, clause: Clause) -> str | None:
+    """What a query clause reads on this device: a place asks its sensors."""
+    target = clause.target
+    place_only = (
+        target is not None and bool(target.places) and not (target.name or target.type_word)
+    )
+    return reading_attribute(device, clause.attribute, sensors_only=place_only)

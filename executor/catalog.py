@@ -1,0 +1,356 @@
+"""The capability catalog: which commands exist, what their params must be, what they change.
+
+One table (``COMMANDS``) drives the params schemas, the simulated hub's state changes and the
+checks on a home's initial state, so the three cannot drift apart.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from functools import cache
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any
+
+from jsonschema import Draft202012Validator, ValidationError
+
+if TYPE_CHECKING:
+    from jiayu.home import Device
+
+
+@dataclass(frozen=True)
+class CommandSpec:
+    """One command a device can be sent, what its params must be and what it changes."""
+
+    name: str
+    """The command as the hub receives it ("set_brightness")."""
+    capability: str
+    """The capability a device needs to accept the command."""
+    params_schema: Mapping[str, Any]
+    """JSON Schema of the params object at the default range; a device's limits narrow it."""
+    limit_key: str | None
+    """The key of a device's ``limits`` that replaces ``default_range``; None without a value."""
+    default_range: tuple[float, float] | None
+    """Allowed ``value`` for a device without limits; None when the command takes no value."""
+    writes: tuple[str, str] | None
+    """(param, state attribute): the attribute that takes the param's value, if any."""
+    effect: Mapping[str, Any]
+    """State attributes the command sets to fixed values."""
+
+
+def _object(properties: Mapping[str, Mapping[str, Any]]) -> Mapping[str, Any]:
+    return {
+        "type": "object",
+        "properties": dict(properties),
+        "required": list(properties),
+        "additionalProperties": False,
+    }
+
+
+def _plain(name: str, capability: str, **effect: Any) -> CommandSpec:
+    return CommandSpec(name, capability, _object({}), None, None, None, MappingProxyType(effect))
+
+
+def _value(
+    name: str,
+    capability: str,
+    attribute: str,
+    kind: str,
+    default_range: tuple[float, float],
+    **effect: Any,
+) -> CommandSpec:
+    low, high = default_range
+    schema = _object({"value": {"type": kind, "minimum": low, "maximum": high}})
+    return CommandSpec(
+        name,
+        capability,
+        schema,
+        attribute,
+        default_range,
+        ("value", attribute),
+        MappingProxyType(effect),
+    )
+
+
+def _choice(
+    name: str, capability: str, param: str, attribute: str, title: str, choices: tuple[str, ...]
+) -> CommandSpec:
+    schema = _object({param: {"title": title, "enum": list(choices)}})
+    return CommandSpec(
+        name, capability, schema, None, None, (param, attribute), MappingProxyType({})
+    )
+
+
+COMMANDS: Mapping[str, CommandSpec] = MappingProxyType(
+    {
+        spec.name: spec
+        for spec in (
+            _plain("turn_on", "onoff", on=True),
+            _plain("turn_off", "onoff", on=False),
+            # A light set to a brightness is lit, as on every real hub.
+            _value("set_brightness", "brightness", "brightness", "integer", (0, 100), on=True),
+            _value("set_color_temp", "color_temp", "color_temp", "integer", (2700, 6500)),
+            _value(
+                "set_temperature",
+                "target_temperature",
+                "target_temperature",
+                "number",
+                (16, 30),
+            ),
+            _choice(
+                "set_mode",
+                "hvac_mode",
+                "mode",
+                "mode",
+                "modes",
+                ("cool", "heat", "dry", "fan", "auto"),
+            ),
+            _choice(
+                "set_fan_speed",
+                "fan_speed",
+                "speed",
+                "fan_speed",
+                "fan speeds",
+                ("low", "medium", "high", "auto"),
+            ),
+            _plain("open", "cover", position=100),
+            _plain("close", "cover", position=0),
+            _plain("stop", "cover"),
+            _value("set_position", "cover", "position", "integer", (0, 100)),
+            _plain("lock", "lock", locked=True),
+            _plain("unlock", "lock", locked=False),
+            _plain("open_valve", "valve", open=True),
+            _plain("close_valve", "valve", open=False),
+            # Choosing a volume is asking to hear it.
+            _value("set_volume", "volume", "volume", "integer", (0, 100), muted=False),
+            _plain("mute", "volume", muted=True),
+            _plain("unmute", "volume", muted=False),
+            _plain("play", "media", playing=True),
+            _plain("pause", "media", playing=False),
+            _plain("next_track", "media", playing=True),
+            _plain("previous_track", "media", playing=True),
+        )
+    }
+)
+"""Every command, by name."""
+
+CAPABILITIES: Mapping[str, tuple[str, ...]] = MappingProxyType(
+    {
+        capability: tuple(s.name for s in COMMANDS.values() if s.capability == capability)
+        for capability in (
+            "onoff",
+            "brightness",
+            "color_temp",
+            "target_temperature",
+            "hvac_mode",
+            "fan_speed",
+            "cover",
+            "lock",
+            "valve",
+            "volume",
+            "media",
+            "temperature_sensor",
+            "humidity_sensor",
+            "illuminance_sensor",
+        )
+    }
+)
+"""Every capability and the commands it allows (none for sensors)."""
+
+STATE_ATTRIBUTES: Mapping[str, str] = MappingProxyType(
+    {
+        "on": "onoff",
+        "brightness": "brightness",
+        "color_temp": "color_temp",
+        "target_temperature": "target_temperature",
+        "mode": "hvac_mode",
+        "fan_speed": "fan_speed",
+        "position": "cover",
+        "locked": "lock",
+        "open": "valve",
+        "volume": "volume",
+        "muted": "volume",
+        "playing": "media",
+        "temperature": "temperature_sensor",
+        "humidity": "humidity_sensor",
+        "illuminance": "illuminance_sensor",
+    }
+)
+"""Every state attribute and the capability that has it."""
+
+LIMIT_KEYS: Mapping[str, str] = MappingProxyType(
+    {s.limit_key: s.capability for s in COMMANDS.values() if s.limit_key is not None}
+)
+"""Every key a device's ``limits`` may have, and the capability it needs."""
+
+HIGH_RISK: frozenset[str] = frozenset({"unlock", "open_valve"})
+"""Commands sent only after the user confirms them."""
+
+# Attributes a command writes are checked with that command's params schema, so a state the
+# hub could never reach by a command is refused in a home file too.
+_SETTERS: Mapping[str, tuple[str, str]] = MappingProxyType(
+    {s.writes[1]: (s.name, s.writes[0]) for s in COMMANDS.values() if s.writes is not None}
+)
+
+# Readings no command writes: checked on their own.
+_READING_SCHEMAS: Mapping[str, Mapping[str, Any]] = {
+    "on": {"type": "boolean"},
+    "locked": {"type": "boolean"},
+    "open": {"type": "boolean"},
+    "muted": {"type": "boolean"},
+    "playing": {"type": "boolean"},
+    "temperature": {"type": "number"},
+    "humidity": {"type": "number", "minimum": 0, "maximum": 100},
+    "illuminance": {"type": "number", "minimum": 0},
+}
+_READINGS: Mapping[str, Draft202012Validator] = MappingProxyType(
+    {attribute: Draft202012Validator(schema) for attribute, schema in _READING_SCHEMAS.items()}
+)
+
+
+def supports(device: Device, command: str) -> bool:
+    """Whether the device has the capability the command needs."""
+    spec = COMMANDS.get(command)
+    return spec is not None and spec.capability in device.capabilities
+
+
+def value_range(device: Device, command: str) -> tuple[float, float] | None:
+    """The range of the command's ``value`` on this device; raises KeyError for no such command."""
+    spec = COMMANDS[command]
+    if spec.limit_key is None:
+        return None
+    limit = device.limits.get(spec.limit_key)
+    return spec.default_range if limit is None else (limit.min, limit.max)
+
+
+def params_validator(device: Device, command: str) -> Draft202012Validator:
+    """The compiled params schema of the command on this device; KeyError for no such command."""
+    return _validator(command, value_range(device, command))
+
+
+@cache
+def _validator(command: str, bounds: tuple[float, float] | None) -> Draft202012Validator:
+    # Keyed by the range rather than the device, so devices with equal limits share one.
+    schema: Mapping[str, Any] = COMMANDS[command].params_schema
+    if bounds is not None:
+        value = {**schema["properties"]["value"], "minimum": bounds[0], "maximum": bounds[1]}
+        schema = {**schema, "properties": {"value": value}}
+    return Draft202012Validator(schema)
+
+
+def params_error(device: Device, command: str, params: object) -> str | None:
+    """Why the device cannot be sent this command with these params, in one line; None if it can."""
+    spec = COMMANDS.get(command)
+    if spec is None:
+        return f"unknown command {_show(command)}"
+    if spec.capability not in device.capabilities:
+        return f'"{command}" needs capability "{spec.capability}", which device "{device.id}" lacks'
+    return _explain(params_validator(device, command).iter_errors(params), name_keys=True)
+
+
+def state_error(device: Device, attribute: str, value: object) -> str | None:
+    """Why the device cannot have this attribute at this value, in one line; None if it can."""
+    capability = STATE_ATTRIBUTES.get(attribute)
+    if capability is None:
+        return f"unknown attribute {_show(attribute)}"
+    if capability not in device.capabilities:
+        return f'attribute "{attribute}" needs capability "{capability}"'
+    if attribute in _SETTERS:
+        command, param = _SETTERS[attribute]
+        errors = params_validator(device, command).iter_errors({param: value})
+    else:
+        errors = _READINGS[attribute].iter_errors(value)
+    return _explain(errors, name_keys=False)
+
+
+def apply_command(
+    state: Mapping[str, Any], command: str, params: Mapping[str, Any]
+) -> dict[str, Any]:
+    """The state after the command, as the simulated hub applies it; params must be valid."""
+    spec = COMMANDS[command]
+    new = {**state, **spec.effect}
+    if spec.writes is not None:
+        param, attribute = spec.writes
+        new[attribute] = params[param]
+    return new
+
+
+def schema_message(error: ValidationError) -> str:
+    """Say what a JSON Schema failure means, in one line a person can act on."""
+    # The stubs allow "unset" for errors made by hand; errors from a validator always have one.
+    instance: Any = error.instance
+    expected: Any = error.validator_value
+    schema = error.schema
+    if not isinstance(schema, Mapping):
+        return error.message
+    match error.validator:
+        case "enum":
+            title = schema.get("title")
+            among = f"one of the {title}" if title else "one of"
+            return f"{_show(instance)} is not {among}: {', '.join(map(str, expected))}"
+        case "const":
+            return f"{_show(instance)} is not {_show(expected)}"
+        case "type":
+            kinds = [expected] if isinstance(expected, str) else expected
+            return f"{_show(instance)} is not {' or '.join(_KINDS.get(k, k) for k in kinds)}"
+        case "minimum" | "maximum" if "minimum" in schema and "maximum" in schema:
+            low, high = _number(schema["minimum"]), _number(schema["maximum"])
+            return f"{_show(instance)} is not within {low}–{high}"
+        case "minimum":
+            return f"{_show(instance)} is less than {_number(expected)}"
+        case "maximum":
+            return f"{_show(instance)} is more than {_number(expected)}"
+        case "minLength" | "minItems" if expected == 1:
+            return f"{_show(instance)} is empty"
+        case "maxLength":
+            return f"{_show(instance)} is longer than {expected} characters"
+        case "pattern":
+            return f"{_show(instance)} does not match {expected}"
+        case "uniqueItems":
+            return f"{_show(instance)} repeats an item"
+        case "required":
+            # jsonschema reports each missing key apart but cannot say which one; list them all
+            # (the repeats are equal lines, which callers drop).
+            return _keys("missing required key", [k for k in expected if k not in instance])
+        case "additionalProperties" if expected is False:
+            known = schema.get("properties", {})
+            return _keys("unknown key", [k for k in instance if k not in known])
+    return error.message
+
+
+_KINDS: Mapping[str, str] = MappingProxyType(
+    {
+        "integer": "an integer",
+        "number": "a number",
+        "string": "a string",
+        "boolean": "a boolean",
+        "object": "an object",
+        "array": "an array",
+        "null": "null",
+    }
+)
+
+
+def _explain(errors: Iterable[ValidationError], *, name_keys: bool) -> str | None:
+    lines = []
+    for error in errors:
+        where = ".".join(map(str, error.path))
+        message = schema_message(error)
+        lines.append(f"{where} {message}" if name_keys and where else message)
+    return "; ".join(dict.fromkeys(lines)) or None
+
+
+def _keys(what: str, keys: list[str]) -> str:
+    plural = "s" if len(keys) > 1 else ""
+    return f"{what}{plural} {', '.join(_show(k) for k in keys)}"
+
+
+def _show(value: object) -> str:
+    # Values come from users' files and an LLM: show them as JSON, and never at length.
+    text = json.dumps(value, ensure_ascii=False)
+    return text if len(text) <= 40 else text[:39] + "…"
+
+
+def _number(value: float) -> str:
+    return str(int(value)) if float(value).is_integer() else str(value)

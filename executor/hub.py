@@ -1,0 +1,85 @@
+"""The hub: where state is read and commands are sent.
+
+`SimulatedHub` is the embedded default: in memory, seeded from the home's
+`state`, applying each command as the catalog says, and able to fail on
+demand so faults can be tested.
+"""
+
+from __future__ import annotations
+
+import copy
+import threading
+from collections.abc import Mapping
+from typing import Any, Literal, Protocol
+
+from jiayu.errors import JiayuError
+from jiayu.executor.catalog import apply_command
+from jiayu.home import Home
+
+Fault = Literal["offline", "timeout", "refused"]
+FAULT_WORDS: dict[str, str] = {
+    "offline": "设备离线",
+    "timeout": "响应超时",
+    "refused": "设备拒绝执行",
+}
+
+
+class HubError(JiayuError):
+    """A read or a send failed at the hub."""
+
+    def __init__(self, device: str, reason: str) -> None:
+        self.device = device
+        self.reason = reason
+        super().__init__(f"{device}: {reason}")
+
+
+class Hub(Protocol):
+    """What the executor needs from a hub."""
+
+    def read(self, device_id: str) -> Mapping[str, Any]:
+        """The device's live state; raises HubError when it cannot be read."""
+        ...
+
+    def send(self, device_id: str, command: str, params: Mapping[str, Any]) -> None:
+        """Carry out one command; raises HubError when it fails."""
+        ...
+
+
+class SimulatedHub:
+    """An in-memory hub for tests, demos and replay; thread-safe."""
+
+    def __init__(self, home: Home, state: Mapping[str, Mapping[str, Any]] | None = None) -> None:
+        self._lock = threading.Lock()
+        self._state: dict[str, dict[str, Any]] = {
+            d.id: copy.deepcopy(dict(d.state)) for d in home.devices
+        }
+        for device_id, overrides in (state or {}).items():
+            self._state.setdefault(device_id, {}).update(overrides)
+        self._faults: dict[str, Fault] = {}
+        self.sent: list[tuple[str, str, dict[str, Any]]] = []
+
+    def fail(self, device_id: str, fault: Fault | None) -> None:
+        """Make every read and send of this device fail with `fault` (None heals it)."""
+        with self._lock:
+            if fault is None:
+                self._faults.pop(device_id, None)
+            else:
+                self._faults[device_id] = fault
+
+    def read(self, device_id: str) -> Mapping[str, Any]:
+        with self._lock:
+            self._check(device_id)
+            return copy.deepcopy(self._state[device_id])
+
+    def send(self, device_id: str, command: str, params: Mapping[str, Any]) -> None:
+        with self._lock:
+            self._check(device_id)
+            self._state[device_id] = apply_command(self._state[device_id], command, params)
+            self.sent.append((device_id, command, dict(params)))
+
+    def _check(self, device_id: str) -> None:
+        if device_id not in self._state:
+            raise HubError(device_id, "unknown device")
+        fault = self._faults.get(device_id)
+        if fault is not None:
+            raise HubError(device_id, fault)

@@ -1,0 +1,123 @@
+"""Plan commands: per clause and device, the command and its params, from live state.
+
+Relative values read the device fresh, step and clamp; absolute values are
+validated against the command's JSON Schema with the device's limits, and an
+out-of-range value is refused with the allowed range, never clamped.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from jiayu.executor.actions import SETTERS, command_for, value_attribute
+from jiayu.executor.catalog import params_error, value_range
+from jiayu.home import Device
+from jiayu.ir import Clause, Value
+from jiayu.resolver.resolve import attribute_word, shown
+from jiayu.resolver.session import Command
+
+# One step of a relative change without a number (CONTRACTS: what the words mean).
+STEPS = {"brightness": 10, "volume": 10, "position": 10, "target_temperature": 1, "color_temp": 500}
+SPEEDS = ("low", "medium", "high")
+_INTEGER = frozenset({"brightness", "volume", "position", "color_temp"})
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """Why a device will not get a command; said in the reply."""
+
+    device: str
+    reason: str
+
+
+def plan(clause: Clause, device: Device, read: Mapping[str, Any] | None) -> Command | Refusal:
+    """The command for one device. `read` is its fresh state (needed for relative values)."""
+    command = command_for(device, clause)
+    if command is None:
+        return Refusal(device.id, f"{shown(device.name)}不支持这个操作")
+    if clause.action not in ("set", "adjust") or clause.value is None:
+        return Command(device.id, command)
+    value = clause.value
+    attribute = value_attribute(device, value)
+    assert attribute is not None  # command_for found a setter
+    if attribute == "mode":
+        params: dict[str, Any] = {"mode": value.word}
+    elif attribute == "fan_speed":
+        speed = _speed(value, read)
+        if speed is None:
+            return Refusal(device.id, f"{shown(device.name)}的风速读不到")
+        params = {"speed": speed}
+    else:
+        number = _number(device, command, attribute, value, read)
+        if isinstance(number, Refusal):
+            return number
+        params = {"value": number}
+    error = params_error(device, command, params)
+    if error is not None:
+        bounds = value_range(device, command)
+        if bounds is not None and "value" in params:
+            low, high = (_show(b) for b in bounds)
+            unit = {"target_temperature": "度", "color_temp": "K"}.get(attribute, "")
+            return Refusal(
+                device.id,
+                f"{shown(device.name)}{attribute_word(attribute)}可调范围是{low}到{high}{unit}",
+            )
+        return Refusal(device.id, f"{shown(device.name)}不接受这个值：{error}")
+    return Command(device.id, command, params)
+
+
+def _number(
+    device: Device, command: str, attribute: str, value: Value, read: Mapping[str, Any] | None
+) -> float | int | Refusal:
+    bounds = value_range(device, command) or (0.0, 100.0)
+    if value.kind == "extreme":
+        number: float = bounds[1] if value.direction > 0 else bounds[0]
+    elif value.kind == "relative":
+        current = (read or {}).get(attribute)
+        if not isinstance(current, int | float) or isinstance(current, bool):
+            return Refusal(
+                device.id, f"读不到{shown(device.name)}现在的{attribute_word(attribute)}"
+            )
+        step = value.number if value.number is not None else STEPS.get(attribute, 1)
+        direction = value.direction or value.warmth
+        if attribute == "color_temp" and value.warmth:
+            direction = -value.warmth  # warmer light is lower kelvin
+        number = min(max(current + direction * step, bounds[0]), bounds[1])
+    else:
+        assert value.number is not None
+        number = value.number
+    if attribute in _INTEGER:
+        return round(number)
+    return int(number) if float(number).is_integer() else number
+
+
+def _speed(value: Value, read: Mapping[str, Any] | None) -> str | None:
+    if value.word is not None:
+        return value.word
+    if value.kind == "extreme":
+        return "high" if value.direction > 0 else "low"
+    if value.kind == "absolute" and value.number is not None:
+        n = value.number
+        return "low" if n <= 33 else "medium" if n <= 66 else "high"
+    current = (read or {}).get("fan_speed")
+    if current is None:
+        return None
+    index = SPEEDS.index(current) if current in SPEEDS else 1  # auto counts as medium
+    index = min(max(index + (value.direction or value.warmth), 0), len(SPEEDS) - 1)
+    return SPEEDS[index]
+
+
+def needs_read(clause: Clause) -> bool:
+    """Whether planning reads the device first (relative values)."""
+    return clause.action == "adjust"
+
+
+def setter_attribute(command: str) -> str | None:
+    """The attribute a setter command writes, for replies."""
+    return next((a for a, (_, cmd) in SETTERS.items() if cmd == command), None)
+
+
+def _show(number: float) -> str:
+    return str(int(number)) if float(number).is_integer() else str(number)

@@ -1,0 +1,390 @@
+"""The home model (floors, rooms, groups, scenes, devices) and its loader.
+
+A home is checked in two passes: the JSON Schema first (shape), then the references and
+capabilities between its parts (meaning). Each pass reports every problem it finds, so a
+hub author fixes a file in one round.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import cache
+from importlib.resources import files
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any, cast
+
+from jsonschema import Draft202012Validator
+
+from jiayu.errors import HomeError, Problem, json_pointer
+from jiayu.executor.catalog import LIMIT_KEYS, params_error, schema_message, state_error, supports
+
+
+@dataclass(frozen=True)
+class Floor:
+    """A floor of the home."""
+
+    id: str
+    """Unique across the whole home file."""
+    name: str
+    """What people call it ("一楼")."""
+    aliases: tuple[str, ...]
+    """Other things people call it ("楼下")."""
+
+
+@dataclass(frozen=True)
+class Room:
+    """A room of the home."""
+
+    id: str
+    """Unique across the whole home file."""
+    name: str
+    """What people call it ("客厅")."""
+    aliases: tuple[str, ...]
+    """Other things people call it ("大厅")."""
+    floor: str | None
+    """Id of the floor it is on, if the home says."""
+
+
+@dataclass(frozen=True)
+class Group:
+    """Devices the user named together ("阅读灯")."""
+
+    id: str
+    """Unique across the whole home file."""
+    name: str
+    """What people call it."""
+    aliases: tuple[str, ...]
+    """Other things people call it."""
+    members: tuple[str, ...]
+    """Ids of its devices."""
+
+
+@dataclass(frozen=True)
+class SceneStep:
+    """One command a scene sends."""
+
+    device: str
+    """Id of the device it is sent to."""
+    command: str
+    """The catalog command."""
+    params: Mapping[str, Any]
+    """The command's params, valid for the device."""
+
+    # params is a read-only mapping, which cannot be hashed; equal steps still hash equal.
+    def __hash__(self) -> int:
+        return hash((self.device, self.command))
+
+
+@dataclass(frozen=True)
+class Scene:
+    """Commands run together under one name ("回家模式")."""
+
+    id: str
+    """Unique across the whole home file."""
+    name: str
+    """What people call it."""
+    aliases: tuple[str, ...]
+    """Other things people call it ("我回来了")."""
+    steps: tuple[SceneStep, ...]
+    """The commands, in the order they are sent."""
+
+
+@dataclass(frozen=True)
+class Limit:
+    """The range a device allows for one value."""
+
+    min: float
+    """Lowest allowed value."""
+    max: float
+    """Highest allowed value."""
+
+
+@dataclass(frozen=True)
+class Device:
+    """Something in the home that can be commanded or read."""
+
+    id: str
+    """Unique across the whole home file; what commands are addressed to."""
+    name: str
+    """What people call it ("客厅空调"); data, never instructions."""
+    aliases: tuple[str, ...]
+    """Other things people call it ("大厅空调")."""
+    room: str
+    """Id of the room it is in."""
+    type: str
+    """Its type, a ranking hint only: capabilities decide what it can do."""
+    capabilities: frozenset[str]
+    """Catalog capabilities; they decide the commands it accepts and the state it has."""
+    limits: Mapping[str, Limit]
+    """Ranges that replace the catalog's defaults, by limit key ("target_temperature")."""
+    acts_as: frozenset[str]
+    """Other types it serves as (a SmartPlug with a lamp on it acts as a Light)."""
+    state: Mapping[str, Any]
+    """Initial state for the simulated hub, by attribute."""
+
+    # limits and state are read-only mappings, which cannot be hashed; ids are unique anyway.
+    def __hash__(self) -> int:
+        return hash(self.id)
+
+    def serves_as(self, type_name: str) -> bool:
+        """Whether a type word for ``type_name`` ("灯" for Light) covers this device."""
+        return self.type == type_name or type_name in self.acts_as
+
+
+@dataclass(frozen=True)
+class _Index:
+    devices: Mapping[str, Device]
+    rooms: Mapping[str, Room]
+    floors: Mapping[str, Floor]
+    groups: Mapping[str, Group]
+    scenes: Mapping[str, Scene]
+    in_room: Mapping[str, tuple[Device, ...]]
+    on_floor: Mapping[str, tuple[Room, ...]]
+
+
+@dataclass(frozen=True)
+class Home:
+    """A whole home, immutable, so one instance is shared by every session and thread."""
+
+    name: str
+    """What the home is called."""
+    floors: tuple[Floor, ...]
+    """Its floors, in file order."""
+    rooms: tuple[Room, ...]
+    """Its rooms, in file order."""
+    groups: tuple[Group, ...]
+    """Its groups, in file order."""
+    scenes: tuple[Scene, ...]
+    """Its scenes, in file order."""
+    devices: tuple[Device, ...]
+    """Its devices, in file order."""
+    source: str
+    """The file (or label) it was loaded from, for messages."""
+    _index: _Index = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        in_room: dict[str, list[Device]] = {}
+        for device in self.devices:
+            in_room.setdefault(device.room, []).append(device)
+        on_floor: dict[str, list[Room]] = {}
+        for room in self.rooms:
+            if room.floor is not None:
+                on_floor.setdefault(room.floor, []).append(room)
+        index = _Index(
+            devices={d.id: d for d in self.devices},
+            rooms={r.id: r for r in self.rooms},
+            floors={f.id: f for f in self.floors},
+            groups={g.id: g for g in self.groups},
+            scenes={s.id: s for s in self.scenes},
+            in_room={k: tuple(v) for k, v in in_room.items()},
+            on_floor={k: tuple(v) for k, v in on_floor.items()},
+        )
+        object.__setattr__(self, "_index", index)
+
+    def device(self, device_id: str) -> Device:
+        """The device with this id; KeyError if there is none."""
+        return self._index.devices[device_id]
+
+    def room(self, room_id: str) -> Room:
+        """The room with this id; KeyError if there is none."""
+        return self._index.rooms[room_id]
+
+    def floor(self, floor_id: str) -> Floor:
+        """The floor with this id; KeyError if there is none."""
+        return self._index.floors[floor_id]
+
+    def group(self, group_id: str) -> Group:
+        """The group with this id; KeyError if there is none."""
+        return self._index.groups[group_id]
+
+    def scene(self, scene_id: str) -> Scene:
+        """The scene with this id; KeyError if there is none."""
+        return self._index.scenes[scene_id]
+
+    def devices_in_room(self, room_id: str) -> tuple[Device, ...]:
+        """The devices in the room, in file order; empty for an unknown room."""
+        return self._index.in_room.get(room_id, ())
+
+    def rooms_on_floor(self, floor_id: str) -> tuple[Room, ...]:
+        """The rooms on the floor, in file order; empty for an unknown floor."""
+        return self._index.on_floor.get(floor_id, ())
+
+    def bare_name(self, device: Device) -> str | None:
+        """The device's name without its room's name in front (客厅台灯 → 台灯), if it has one."""
+        room = self._index.rooms.get(device.room)
+        if room is None:
+            return None
+        # Longest first, so 主卧室空调 in a room called 主卧 with alias 主卧室 leaves 空调.
+        for prefix in sorted((room.name, *room.aliases), key=len, reverse=True):
+            if device.name.startswith(prefix):
+                return _LEADING_FILLER.sub("", device.name[len(prefix) :]) or None
+        return None
+
+
+_LEADING_FILLER = re.compile(r"^[\s的]+")
+_SECTIONS = ("floors", "rooms", "groups", "scenes", "devices")
+
+
+def load_home(path: str | os.PathLike[str], *, label: str | None = None) -> Home:
+    """Read, check and build the home in a JSON file; HomeError lists every problem."""
+    source = label if label is not None else os.fspath(path)
+    try:
+        # Bytes, so json picks the encoding (and skips a BOM) the way the JSON RFC says.
+        data = json.loads(Path(path).read_bytes())
+    except OSError as exc:
+        raise HomeError([Problem(source, "", f"cannot read: {exc.strerror or exc}")]) from exc
+    except json.JSONDecodeError as exc:
+        where = f"line {exc.lineno}, column {exc.colno}"
+        raise HomeError([Problem(source, "", f"invalid JSON at {where}: {exc.msg}")]) from exc
+    except UnicodeDecodeError as exc:
+        raise HomeError([Problem(source, "", f"not UTF-8 text: {exc.reason}")]) from exc
+    return parse_home(data, source)
+
+
+def parse_home(data: object, source: str) -> Home:
+    """Check and build a home from parsed JSON; HomeError lists every problem."""
+    errors = sorted(_home_validator().iter_errors(data), key=lambda e: _path_key(e.absolute_path))
+    if errors:
+        problems = (
+            Problem(source, json_pointer(e.absolute_path), schema_message(e)) for e in errors
+        )
+        # jsonschema reports each missing required key apart, with the same message.
+        raise HomeError(list(dict.fromkeys(problems)))
+    found: list[tuple[tuple[str | int, ...], str]] = []
+
+    def report(path: tuple[str | int, ...], message: str) -> None:
+        found.append((path, message))
+
+    home = _build(cast(Mapping[str, Any], data), source, report)
+    if found:
+        found.sort(key=lambda f: _path_key(f[0]))
+        raise HomeError([Problem(source, json_pointer(path), message) for path, message in found])
+    return home
+
+
+@cache
+def _home_validator() -> Draft202012Validator:
+    text = (files("jiayu") / "schemas" / "home.schema.json").read_text(encoding="utf-8")
+    return Draft202012Validator(json.loads(text))
+
+
+def _path_key(path: Sequence[str | int]) -> tuple[tuple[int, str], ...]:
+    # Numerically by index, so /devices/10 comes after /devices/9.
+    return tuple((p, "") if isinstance(p, int) else (-1, p) for p in path)
+
+
+_Report = Callable[[tuple[str | int, ...], str], None]
+
+
+def _build(doc: Mapping[str, Any], source: str, report: _Report) -> Home:
+    """The home a schema-valid document describes, reporting what its parts get wrong."""
+    _check_ids(doc, report)
+    floors = tuple(
+        Floor(f["id"], f["name"], tuple(f.get("aliases", ()))) for f in doc.get("floors", ())
+    )
+    floor_ids = {f.id for f in floors}
+    rooms = []
+    for i, r in enumerate(doc.get("rooms", ())):
+        floor = r.get("floor")
+        if floor is not None and floor not in floor_ids:
+            report(("rooms", i, "floor"), f'"{floor}" is not a floor id')
+        rooms.append(Room(r["id"], r["name"], tuple(r.get("aliases", ())), floor))
+    room_ids = {r.id for r in rooms}
+    devices = tuple(
+        _device(d, ("devices", i), room_ids, report) for i, d in enumerate(doc["devices"])
+    )
+    _check_names(devices, rooms, report)
+    by_id = {d.id: d for d in devices}
+    groups = []
+    for i, g in enumerate(doc.get("groups", ())):
+        for j, member in enumerate(g["members"]):
+            if member not in by_id:
+                report(("groups", i, "members", j), f'"{member}" is not a device id')
+        members = tuple(g["members"])
+        groups.append(Group(g["id"], g["name"], tuple(g.get("aliases", ())), members))
+    scenes = []
+    for i, s in enumerate(doc.get("scenes", ())):
+        steps = []
+        for j, step in enumerate(s["steps"]):
+            device = by_id.get(step["device"])
+            if device is None:
+                report(
+                    ("scenes", i, "steps", j, "device"), f'"{step["device"]}" is not a device id'
+                )
+            elif (error := params_error(device, step["command"], step["params"])) is not None:
+                where = "params" if supports(device, step["command"]) else "command"
+                report(("scenes", i, "steps", j, where), error)
+            steps.append(
+                SceneStep(step["device"], step["command"], MappingProxyType(dict(step["params"])))
+            )
+        scenes.append(Scene(s["id"], s["name"], tuple(s.get("aliases", ())), tuple(steps)))
+    return Home(doc["name"], floors, tuple(rooms), tuple(groups), tuple(scenes), devices, source)
+
+
+def _check_ids(doc: Mapping[str, Any], report: _Report) -> None:
+    first: dict[str, str] = {}
+    # In document order, so "first" means first in the file whatever order its sections are in.
+    for section in (key for key in doc if key in _SECTIONS):
+        for i, item in enumerate(doc[section]):
+            path = (section, i, "id")
+            if item["id"] in first:
+                report(path, f'duplicate id "{item["id"]}" (first at {first[item["id"]]})')
+            else:
+                first[item["id"]] = json_pointer(path)
+
+
+def _device(
+    d: Mapping[str, Any], path: tuple[str | int, ...], room_ids: set[str], report: _Report
+) -> Device:
+    if d["room"] not in room_ids:
+        report((*path, "room"), f'"{d["room"]}" is not a room id')
+    capabilities = frozenset(d["capabilities"])
+    limits = {}
+    for key, limit in d.get("limits", {}).items():
+        if LIMIT_KEYS[key] not in capabilities:
+            report((*path, "limits", key), f'limit "{key}" needs capability "{LIMIT_KEYS[key]}"')
+        elif limit["min"] > limit["max"]:
+            report((*path, "limits", key), f"min {limit['min']} is more than max {limit['max']}")
+        else:
+            limits[key] = Limit(limit["min"], limit["max"])
+    device = Device(
+        id=d["id"],
+        name=d["name"],
+        aliases=tuple(d.get("aliases", ())),
+        room=d["room"],
+        type=d["type"],
+        capabilities=capabilities,
+        limits=MappingProxyType(limits),
+        acts_as=frozenset(d.get("acts_as", ())),
+        state=MappingProxyType(dict(d.get("state", {}))),
+    )
+    for attribute, value in device.state.items():
+        if (error := state_error(device, attribute, value)) is not None:
+            report((*path, "state", attribute), error)
+    return device
+
+
+def _check_names(devices: Sequence[Device], rooms: Sequence[Room], report: _Report) -> None:
+    # A device called like a room would make "客厅" mean two things; other clashes are allowed
+    # and resolved by the clarify rules.
+    room_words = {_plain(a): "alias" for r in rooms for a in r.aliases}
+    room_words |= {_plain(r.name): "name" for r in rooms}
+    for i, device in enumerate(devices):
+        words: list[tuple[tuple[str | int, ...], str, str]] = [
+            (("devices", i, "name"), "name", device.name)
+        ]
+        words += [(("devices", i, "aliases", j), "alias", a) for j, a in enumerate(device.aliases)]
+        for path, kind, word in words:
+            if (room_kind := room_words.get(_plain(word))) is not None:
+                shown = json.dumps(word, ensure_ascii=False)
+                report(path, f"device {kind} {shown} equals a room {room_kind}")
+
+
+def _plain(text: str) -> str:
+    """The text as mentions are compared: without 的 and whitespace."""
+    return re.sub(r"[\s的]", "", text)

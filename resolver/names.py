@@ -1,0 +1,109 @@
+"""The name index of one home: which devices a said name can mean, and how well.
+
+Exact names and aliases (ignoring 的 and spaces), bare names (客厅台灯 → 台灯),
+and a fuzzy stage for what the lexer could not place: candidates come from a
+character-bigram index, then `rapidfuzz.fuzz.ratio` scores them, on the
+characters and on the toneless pinyin. (WRatio and partial_ratio assume words
+separated by spaces, which unspaced Chinese does not have.)
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass
+
+from rapidfuzz import fuzz
+
+from jiayu.compiler.lexicon import strip_de
+from jiayu.compiler.pinyin import name_keys, said_key
+from jiayu.home import Home
+from jiayu.ir import MatchKind
+
+FUZZY_CUTOFF = 75.0
+"""Lowest fuzz.ratio (0-100) a fuzzy candidate may score; below it a name is not found."""
+FUZZY_MARGIN = 8.0
+"""A fuzzy winner must beat the runner-up by this much, or the mention is ambiguous."""
+
+
+@dataclass(frozen=True)
+class NameMatch:
+    """Devices a mention can mean, and how it matched them."""
+
+    devices: tuple[str, ...]
+    """Device ids, in home order."""
+    kind: MatchKind
+    """exact, alias (a device alias or bare name), pinyin or fuzzy."""
+    score: float
+    """1.0 for exact and alias; the fuzz ratio / 100 otherwise."""
+
+
+class NameIndex:
+    """Built once per home; immutable and shared by every session and thread."""
+
+    def __init__(self, home: Home) -> None:
+        full: dict[str, list[str]] = defaultdict(list)
+        alias: dict[str, list[str]] = defaultdict(list)
+        bare: dict[str, list[str]] = defaultdict(list)
+        for device in home.devices:
+            full[strip_de(device.name)].append(device.id)
+            for a in device.aliases:
+                alias[strip_de(a)].append(device.id)
+            b = home.bare_name(device)
+            if b:
+                bare[strip_de(b)].append(device.id)
+        self._full = {k: tuple(v) for k, v in full.items()}
+        self._alias = {k: tuple(v) for k, v in alias.items()}
+        self._bare = {k: tuple(v) for k, v in bare.items()}
+        surfaces: dict[str, set[str]] = defaultdict(set)
+        for table in (self._full, self._alias, self._bare):
+            for name, ids in table.items():
+                surfaces[name].update(ids)
+        order = {d.id: i for i, d in enumerate(home.devices)}
+        self._surfaces = {k: tuple(sorted(v, key=order.__getitem__)) for k, v in surfaces.items()}
+        bigrams: dict[str, set[str]] = defaultdict(set)
+        for name in self._surfaces:
+            for gram in _bigrams(name):
+                bigrams[gram].add(name)
+        self._bigrams = {k: tuple(sorted(v)) for k, v in bigrams.items()}
+        self._keys = {name: name_keys(name) for name in self._surfaces}
+
+    def exact(self, mention: str) -> NameMatch | None:
+        """A full name or alias match (the device itself); None if there is none."""
+        key = strip_de(mention)
+        if key in self._full:
+            return NameMatch(self._full[key], "exact", 1.0)
+        if key in self._alias:
+            return NameMatch(self._alias[key], "alias", 1.0)
+        return None
+
+    def lookup(self, mention: str) -> NameMatch | None:
+        """Full name, alias or bare name, merged; None if none matches exactly."""
+        key = strip_de(mention)
+        ids = (*self._full.get(key, ()), *self._alias.get(key, ()), *self._bare.get(key, ()))
+        if not ids:
+            return None
+        kind: MatchKind = "exact" if key in self._full else "alias"
+        return NameMatch(tuple(dict.fromkeys(ids)), kind, 1.0)
+
+    def fuzzy(self, mention: str) -> list[tuple[str, NameMatch]]:
+        """Names close to the mention, best first: (name, match) with score >= FUZZY_CUTOFF."""
+        key = strip_de(mention)
+        if not key:
+            return []
+        candidates = {name for gram in _bigrams(key) for name in self._bigrams.get(gram, ())}
+        heard = said_key(key)
+        scored = []
+        for name in candidates:
+            score = max(fuzz.ratio(key, name), max(fuzz.ratio(heard, k) for k in self._keys[name]))
+            if score >= FUZZY_CUTOFF:
+                scored.append((score, name))
+        scored.sort(key=lambda s: (-s[0], s[1]))
+        return [
+            (name, NameMatch(self._surfaces[name], "fuzzy", score / 100)) for score, name in scored
+        ]
+
+
+def _bigrams(text: str) -> set[str]:
+    if len(text) < 2:
+        return {text}
+    return {text[i : i + 2] for i in range(len(text) - 1)}

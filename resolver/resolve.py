@@ -1,0 +1,377 @@
+"""Map a clause's target onto device ids, or decide to ask or to refuse.
+
+Set algebra is exact: places, groups, floors and exclusions are sets of ids;
+similarity only ever finds names. A single mention that fits several devices
+is narrowed by the session (a device acted on recently) and by the nearest
+place said earlier in the utterance; what is still ambiguous is asked, with
+the shortest distinguishing words, room first.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from jiayu.executor.actions import can_do
+from jiayu.home import Home
+from jiayu.ir import Clause, MatchKind, Place, Target
+from jiayu.resolver.names import FUZZY_MARGIN, NameIndex
+from jiayu.resolver.session import Session
+
+MAX_SHOWN_NAME = 12
+"""Device names are data: in replies they are cut to this many characters."""
+
+ACTION_WORDS = {
+    "on": "打开",
+    "off": "关闭",
+    "set": "调节",
+    "adjust": "调节",
+    "query": "查询",
+    "mute": "静音",
+    "unmute": "取消静音",
+    "play": "播放",
+    "pause": "暂停",
+    "next_track": "切到下一首",
+    "previous_track": "切到上一首",
+    "stop": "停止",
+    "scene": "执行",
+    "select": "操作",
+}
+_COUNT_WORDS = {1: "一", 2: "两", 3: "三", 4: "四", 5: "五", 6: "六", 7: "七", 8: "八", 9: "九"}
+
+
+@dataclass(frozen=True)
+class Found:
+    """The devices the clause acts on."""
+
+    devices: tuple[str, ...]
+    match: MatchKind = "exact"
+
+
+@dataclass(frozen=True)
+class Ask:
+    """Ambiguous or missing: ask, offering these device ids."""
+
+    options: tuple[str, ...]
+    question: str
+
+
+@dataclass(frozen=True)
+class Refuse:
+    """Cannot be done: nothing found, or nothing found can do it."""
+
+    reason: str
+
+
+Resolution = Found | Ask | Refuse
+
+
+def shown(name: str) -> str:
+    """A device or place name as it may appear in a reply: length-limited."""
+    return name if len(name) <= MAX_SHOWN_NAME else name[: MAX_SHOWN_NAME - 1] + "…"
+
+
+class Resolver:
+    """Resolves clauses against one home; stateless apart from the immutable indexes."""
+
+    def __init__(self, home: Home, names: NameIndex) -> None:
+        self.home = home
+        self.names = names
+        self._all = tuple(d.id for d in home.devices)
+        self._order = {d.id: i for i, d in enumerate(home.devices)}
+
+    # --- public -----------------------------------------------------------
+
+    def resolve(
+        self,
+        clause: Clause,
+        session: Session,
+        *,
+        focus: Sequence[str] = (),
+        previous: tuple[str, ...] = (),
+    ) -> Resolution:
+        """Devices for `clause`; `focus` are rooms said earlier in the utterance (nearest last),
+        `previous` the devices of the previous clause (for a clause with no target)."""
+        target = clause.target
+        if target is None:
+            return self._carried(clause, session, previous)
+        if target.reference is not None:
+            return self._reference(clause, target, session)
+        return self._target(clause, target, session, focus)
+
+    def narrow(self, clause: Clause, options: tuple[str, ...], answer: Clause) -> Resolution | None:
+        """Apply an answer (书房的 / 第一个 / 客厅灯) to a pending question; None if it is no
+        answer to it."""
+        if answer.ordinal is not None:
+            index = answer.ordinal - 1 if answer.ordinal > 0 else len(options) + answer.ordinal
+            if 0 <= index < len(options):
+                return Found((options[index],))
+            return Ask(options, f"只有 {len(options)} 个选项，" + self._question(options))
+        target = answer.target
+        if target is None:
+            return None
+        chosen = set(options)
+        if target.places:
+            scope = self._places(target.places, None, ())
+            if isinstance(scope, Refuse) or scope is None:
+                return None
+            chosen &= scope
+        if target.name is not None:
+            match = self.names.lookup(target.name.text)
+            chosen &= set(match.devices if match else ())
+        if target.device_type is not None:
+            chosen = {d for d in chosen if self.home.device(d).serves_as(target.device_type)}
+        picked = self._sorted(chosen)
+        if not picked:
+            return None
+        if len(picked) == 1 or target.is_set:
+            return Found(picked)
+        return Ask(picked, self._question(picked))
+
+    # --- the cases ----------------------------------------------------------
+
+    def _carried(self, clause: Clause, session: Session, previous: tuple[str, ...]) -> Resolution:
+        if previous:
+            able = tuple(d for d in previous if can_do(self.home.device(d), clause))
+            if able:
+                return Found(able)
+            return Refuse(self._cannot(previous, clause))
+        for device_id in session.recent_devices:
+            if can_do(self.home.device(device_id), clause):
+                return Found((device_id,))
+        return Ask((), f"要{ACTION_WORDS.get(clause.action, '操作')}哪个设备？")
+
+    def _reference(self, clause: Clause, target: Target, session: Session) -> Resolution:
+        if target.reference == "they":
+            pool: Sequence[str] = session.last_devices
+        else:
+            pool = session.recent_devices
+        able = [
+            d
+            for d in pool
+            if can_do(self.home.device(d), clause)
+            and (target.device_type is None or self.home.device(d).serves_as(target.device_type))
+        ]
+        if not able:
+            return Ask(
+                (), f"你说的是哪个设备？我不确定要{ACTION_WORDS.get(clause.action, '操作')}哪个。"
+            )
+        return Found(tuple(able) if target.reference == "they" else (able[0],))
+
+    def _target(
+        self, clause: Clause, target: Target, session: Session, focus: Sequence[str]
+    ) -> Resolution:
+        scope = self._places(target.places, session, focus)
+        if isinstance(scope, Refuse):
+            return scope
+        noun = target.name.text if target.name else (target.type_word or "")
+        # 客厅的灯 is the device named 客厅灯: a single place plus a noun may spell a name.
+        if (
+            len(target.places) == 1
+            and noun
+            and not target.is_set
+            and target.places[0].kind in ("room", "floor", "group")
+        ):
+            exact = self.names.exact(target.places[0].text + noun)
+            if exact is not None:
+                return self._single(clause, exact.devices, session, focus, target, exact.kind)
+        match_kind: MatchKind = "exact"
+        is_set = target.is_set or (not target.name and bool(target.places))
+        if target.name is not None:
+            found = self._by_name(target)
+            if isinstance(found, Refuse | Ask):
+                return found
+            candidates, match_kind = found
+            if scope is not None:
+                candidates = tuple(d for d in candidates if d in scope)
+        else:
+            if not target.places and target.type_word and not target.is_set:
+                exact = self.names.exact(target.type_word)  # a device aliased 门锁
+                if exact is not None:
+                    return self._single(clause, exact.devices, session, focus, target, exact.kind)
+            kind = target.device_type
+            candidates = tuple(
+                d
+                for d in self._all
+                if (scope is None or d in scope)
+                and (kind is None or self.home.device(d).serves_as(kind))
+            )
+        for excluded in target.exclude:
+            removed = self._excluded(excluded, session, focus)
+            if isinstance(removed, Refuse):
+                return removed
+            candidates = tuple(d for d in candidates if d not in removed)
+        if not candidates:
+            return Refuse(f"没有找到{self._describe(target)}")
+        if is_set:
+            return self._set(clause, candidates, target)
+        return self._single(clause, candidates, session, focus, target, match_kind)
+
+    def _single(
+        self,
+        clause: Clause,
+        candidates: tuple[str, ...],
+        session: Session,
+        focus: Sequence[str],
+        target: Target,
+        match: MatchKind,
+    ) -> Resolution:
+        able = tuple(d for d in candidates if can_do(self.home.device(d), clause))
+        if not able:
+            return Refuse(self._cannot(candidates, clause))
+        if len(able) == 1:
+            return Found(able, match)
+        if target.quantifier == "any":
+            return Found((able[0],), match)
+        # The nearest place said before, in this utterance, narrows it first: it is the
+        # freshest context there is.
+        for room in reversed(focus):
+            here = tuple(d for d in able if self.home.device(d).room == room)
+            if len(here) == 1:
+                return Found(here, match)
+            if here:
+                able = here
+                break
+        # One of them acted on in this session's recent turns is the one meant.
+        recent = [d for d in able if d in session.recent_devices]
+        if len(recent) == 1:
+            return Found((recent[0],), match)
+        return Ask(able, self._question(able))
+
+    def _set(self, clause: Clause, candidates: tuple[str, ...], target: Target) -> Resolution:
+        able = tuple(d for d in candidates if can_do(self.home.device(d), clause))
+        if not able:
+            return Refuse(self._cannot(candidates, clause))
+        if target.quantifier == "any":
+            return Found((able[0],))
+        if target.count is not None and target.count != len(able):
+            noun = target.type_word or (target.name.text if target.name else "设备")
+            count = _COUNT_WORDS.get(target.count, str(target.count))
+            verb = ACTION_WORDS.get(clause.action, "操作")
+            return Ask(able, f"找到 {len(able)} 个{noun}，要{verb}哪{count}个？")
+        return Found(able)
+
+    # --- pieces -------------------------------------------------------------
+
+    def _by_name(self, target: Target) -> tuple[tuple[str, ...], MatchKind] | Refuse | Ask:
+        assert target.name is not None
+        match = self.names.lookup(target.name.text)
+        if match is not None:
+            kind = "pinyin" if target.name.match == "pinyin" else match.kind
+            return match.devices, kind
+        fuzzy = self.names.fuzzy(target.name.text)
+        if not fuzzy:
+            return Refuse(f"没有找到“{shown(target.name.said)}”")
+        best = fuzzy[0][1]
+        close = [m for _, m in fuzzy[1:] if best.score * 100 - m.score * 100 < FUZZY_MARGIN]
+        if close:
+            ids = self._sorted({d for m in (best, *close) for d in m.devices})
+            return Ask(
+                ids, f"没有叫“{shown(target.name.said)}”的设备，你是说" + self._question(ids)
+            )
+        return best.devices, "fuzzy"
+
+    def _places(
+        self, places: tuple[Place, ...], session: Session | None, focus: Sequence[str]
+    ) -> set[str] | Refuse | None:
+        """The union of the places' devices; None when no place was said."""
+        if not places:
+            return None
+        ids: set[str] = set()
+        for place in places:
+            if place.kind == "room" and place.id:
+                ids.update(d.id for d in self.home.devices_in_room(place.id))
+            elif place.kind == "floor" and place.id:
+                for room in self.home.rooms_on_floor(place.id):
+                    ids.update(d.id for d in self.home.devices_in_room(room.id))
+            elif place.kind == "group" and place.id:
+                ids.update(self.home.group(place.id).members)
+            elif place.kind == "home":
+                ids.update(self._all)
+            else:
+                here = self._focus_room(session, focus)
+                if here is None:
+                    return Refuse(f"不知道“{place.text}”指哪个房间")
+                if place.kind == "this_room":
+                    ids.update(d.id for d in self.home.devices_in_room(here))
+                else:
+                    ids.update(d.id for d in self.home.devices if d.room != here)
+        return ids
+
+    def _focus_room(self, session: Session | None, focus: Sequence[str]) -> str | None:
+        if focus:
+            return focus[-1]
+        if session is not None and session.recent_rooms:
+            return session.recent_rooms[0]
+        return None
+
+    def _excluded(
+        self, target: Target, session: Session, focus: Sequence[str]
+    ) -> set[str] | Refuse:
+        scope = self._places(target.places, session, focus)
+        if isinstance(scope, Refuse):
+            return scope
+        pool = scope if scope is not None else set(self._all)
+        if target.name is not None:
+            match = self.names.lookup(target.name.text)
+            if match is None:
+                return Refuse(f"没有找到要排除的“{shown(target.name.said)}”")
+            pool &= set(match.devices)
+        if target.device_type is not None:
+            pool = {d for d in pool if self.home.device(d).serves_as(target.device_type)}
+        return pool
+
+    def _sorted(self, ids: set[str] | Sequence[str]) -> tuple[str, ...]:
+        return tuple(sorted(set(ids), key=self._order.__getitem__))
+
+    def _question(self, options: Sequence[str]) -> str:
+        devices = [self.home.device(d) for d in options]
+        rooms = [d.room for d in devices]
+        bares = {self.home.bare_name(d) for d in devices}
+        if len(set(rooms)) == len(rooms) and len(bares) == 1 and None not in bares:
+            words = [shown(self.home.room(r).name) for r in rooms]
+            return f"{_either(words)}的{bares.pop()}？"
+        return f"{_either([shown(d.name) for d in devices])}？"
+
+    def _cannot(self, candidates: Sequence[str], clause: Clause) -> str:
+        names = "、".join(shown(self.home.device(d).name) for d in candidates[:3])
+        more = "等" if len(candidates) > 3 else ""
+        what = ACTION_WORDS.get(clause.action, "操作")
+        if clause.value is not None and clause.value.attribute:
+            what = f"调节{_ATTRIBUTE_WORDS.get(clause.value.attribute, clause.value.attribute)}"
+        elif clause.action == "query" and clause.attribute:
+            what = f"读取{_ATTRIBUTE_WORDS.get(clause.attribute, clause.attribute)}"
+        return f"{names}{more}不支持{what}"
+
+    def _describe(self, target: Target) -> str:
+        where = "、".join(p.text for p in target.places)
+        noun = target.name.said if target.name else (target.type_word or "设备")
+        return f"{where}的{shown(noun)}" if where else shown(noun)
+
+
+_ATTRIBUTE_WORDS = {
+    "brightness": "亮度",
+    "color_temp": "色温",
+    "target_temperature": "温度",
+    "mode": "模式",
+    "fan_speed": "风速",
+    "position": "开合度",
+    "volume": "音量",
+    "temperature": "温度",
+    "humidity": "湿度",
+    "illuminance": "光照",
+    "on": "开关状态",
+    "locked": "锁定状态",
+    "open": "阀门状态",
+}
+
+
+def attribute_word(attribute: str) -> str:
+    """The Chinese word for a state attribute, for replies."""
+    return _ATTRIBUTE_WORDS.get(attribute, attribute)
+
+
+def _either(words: Sequence[str]) -> str:
+    if len(words) == 1:
+        return words[0]
+    return "、".join(words[:-1]) + "还是" + words[-1]

@@ -1,0 +1,91 @@
+"""Conversation state of one session (seed 000 §6): kept by code, never by an LLM.
+
+Recent devices (5) and rooms (3), the last commands (for 再来一次), the last
+five turns, and at most one pending question: a clarify waiting for the
+distinguishing words, or high-risk commands waiting for 确认.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import deque
+from dataclasses import dataclass, field
+
+from jiayu.ir import Clause, Condition
+
+RECENT_DEVICES = 5
+RECENT_ROOMS = 3
+RECENT_TURNS = 5
+
+
+@dataclass(frozen=True)
+class Command:
+    """One command for one device."""
+
+    device: str
+    command: str
+    params: dict[str, object] = field(default_factory=dict, hash=False)
+
+
+@dataclass(frozen=True)
+class PendingClarify:
+    """A clause that waits until the user says which of `options` was meant."""
+
+    clause: Clause
+    options: tuple[str, ...]
+    condition: Condition | None = None
+
+
+@dataclass(frozen=True)
+class PendingConfirm:
+    """High-risk commands that wait for 确认."""
+
+    commands: tuple[Command, ...]
+
+
+@dataclass(frozen=True)
+class Turn:
+    """One finished turn, as remembered."""
+
+    text: str
+    outcome: str
+    devices: tuple[str, ...]
+
+
+class Session:
+    """Mutable state of one conversation; the engine holds `lock` while a turn runs."""
+
+    def __init__(self, session_id: str) -> None:
+        self.id = session_id
+        self.lock = threading.Lock()
+        self.recent_devices: deque[str] = deque(maxlen=RECENT_DEVICES)
+        self.recent_rooms: deque[str] = deque(maxlen=RECENT_ROOMS)
+        self.last_commands: tuple[Command, ...] = ()
+        self.last_devices: tuple[str, ...] = ()
+        self.turns: deque[Turn] = deque(maxlen=RECENT_TURNS)
+        self.pending: PendingClarify | PendingConfirm | None = None
+
+    def remember(
+        self,
+        text: str,
+        outcome: str,
+        devices: tuple[str, ...],
+        rooms: tuple[str, ...],
+        commands: tuple[Command, ...],
+    ) -> None:
+        """Update after a turn: most recent first, duplicates moved to the front."""
+        for device in reversed(devices):
+            _touch(self.recent_devices, device)
+        for room in reversed(rooms):
+            _touch(self.recent_rooms, room)
+        if devices:
+            self.last_devices = devices
+        if commands:
+            self.last_commands = commands
+        self.turns.append(Turn(text, outcome, devices))
+
+
+def _touch(items: deque[str], item: str) -> None:
+    if item in items:
+        items.remove(item)
+    items.appendleft(item)
