@@ -12,7 +12,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from lark import Token as LarkToken
-from lark import Transformer, v_args
+from lark import Tree
 
 from jiayu.ir import (
     Action,
@@ -83,12 +83,13 @@ def _set_attribute(attribute: str | None) -> str | None:
     return "target_temperature" if attribute == "temperature" else attribute
 
 
-@v_args(inline=True)
-class Builder(Transformer[LarkToken, Body]):
-    """Turns a parse tree over `tokens` into a Body."""
+class Builder:
+    """Turns a parse tree over `tokens` into a Body: one method per rule (or alias).
+
+    A plain bottom-up walk rather than lark's Transformer, whose per-call method
+    wrapping costs more than the whole parse of a short command."""
 
     def __init__(self, tokens: Sequence[Token]) -> None:
-        super().__init__()
         self._tokens = tokens
         self._scenes: dict[str, str] = {}  # scene name said → scene id
 
@@ -96,6 +97,16 @@ class Builder(Transformer[LarkToken, Body]):
         if target.name is None or target.places or target.type_word or target.is_set:
             return None
         return self._scenes.get(target.name.text)
+
+    def build(self, tree: Tree[LarkToken]) -> Body:
+        """The Body of a whole parse tree."""
+        body = self._walk(tree)
+        assert isinstance(body, Body)
+        return body
+
+    def _walk(self, tree: Tree[LarkToken]) -> Any:
+        children = [self._walk(c) if isinstance(c, Tree) else c for c in tree.children]
+        return getattr(self, str(tree.data))(*children)
 
     def _tok(self, t: LarkToken) -> Token:
         return self._tokens[t.start_pos or 0]
@@ -357,7 +368,8 @@ class Builder(Transformer[LarkToken, Body]):
                 pending_places.extend(target.places)
                 shared = _merge_shared(shared, target)
                 continue
-            target = replace(target, places=(*pending_places, *target.places), **shared)
+            if pending_places or shared:
+                target = replace(target, places=(*pending_places, *target.places), **shared)
             pending_places, shared = [], {}
             targets.append(target)
         if pending_places or not targets:
@@ -366,6 +378,8 @@ class Builder(Transformer[LarkToken, Body]):
         quantifier: Quantifier = next(
             (t.quantifier for t in targets if t.quantifier != "one"), "one"
         )
+        if quantifier == "one":
+            return targets
         return [
             replace(t, quantifier=quantifier) if t.quantifier == "one" and t.count is None else t
             for t in targets
@@ -410,27 +424,39 @@ class Builder(Transformer[LarkToken, Body]):
                 elif names or type_token:
                     excludes.append(_named(names, type_token, places=()))
                     names, type_token = [], None
-        target = _named(names, type_token, places=tuple(places))
-        if excludes and not (target.name or target.device_type or target.type_word):
-            # 除了卧室的灯都关掉: the excluded noun says what the rest is.
-            noun = next((e for e in excludes if e.type_word), None)
-            if noun is not None:
-                target = replace(target, device_type=noun.device_type, type_word=noun.type_word)
-        if excludes and quantifier == "one":
-            quantifier = "all"
-        return replace(
-            target, quantifier=quantifier, count=count, exclude=tuple(excludes), reference=reference
+        device_type = type_token.value if type_token else None
+        type_word = type_token.text if type_token else None
+        if excludes:
+            if quantifier == "one":
+                quantifier = "all"
+            if not (names or type_word):
+                # 除了卧室的灯都关掉: the excluded noun says what the rest is.
+                noun = next((e for e in excludes if e.type_word), None)
+                if noun is not None:
+                    device_type, type_word = noun.device_type, noun.type_word
+        return Target(
+            tuple(places),
+            _mention(names),
+            device_type,
+            type_word,
+            quantifier,
+            count,
+            tuple(excludes),
+            reference,
         )
 
 
+def _mention(names: list[Token]) -> Mention | None:
+    if not names:
+        return None
+    worst = max((n.match for n in names), key=_MATCH_RANK.__getitem__)
+    return Mention("".join(n.text for n in names), "".join(n.said for n in names), worst)
+
+
 def _named(names: list[Token], type_token: Token | None, places: tuple[Place, ...]) -> Target:
-    mention = None
-    if names:
-        worst = max((n.match for n in names), key=_MATCH_RANK.__getitem__)
-        mention = Mention("".join(n.text for n in names), "".join(n.said for n in names), worst)
     return Target(
         places=places,
-        name=mention,
+        name=_mention(names),
         device_type=type_token.value if type_token else None,
         type_word=type_token.text if type_token else None,
     )

@@ -13,7 +13,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from jiayu.compiler.numbers import scan_number
+from jiayu.compiler.numbers import NUMBER_START, scan_number
 from jiayu.compiler.pinyin import name_keys, said_key
 from jiayu.grammar.vocab import CLASSIFIERS, FILLERS, TABLES, WAKE_WORDS
 from jiayu.home import Home
@@ -135,9 +135,10 @@ class Lexicon:
                 entry = entries.get(word)
                 if entry is not None:
                     _relax(best, back, end, step, (i, entry, entry.match))
-            number = scan_number(text, i)
-            if number is not None:
-                _relax(best, back, number[0], step, (i, number[1], "exact"))
+            if text[i] in NUMBER_START:
+                number = scan_number(text, i)
+                if number is not None:
+                    _relax(best, back, number[0], step, (i, number[1], "exact"))
             if pinyin_index is not None:
                 for end in range(i + 1, min(i + 8, n) + 1):
                     matches = pinyin_index.get(said_key(text[i:end]))

@@ -6,6 +6,8 @@ from jiayu.grammar.vocab import DIGITS, UNITS
 
 _NUMERAL_CHARS = frozenset(DIGITS) | frozenset(UNITS)
 _ASCII_DIGITS = frozenset("0123456789")
+NUMBER_START = _NUMERAL_CHARS | _ASCII_DIGITS
+"""Characters a number can start with: a cheap test before scanning."""
 
 
 def scan_number(text: str, start: int) -> tuple[int, float] | None:

@@ -19,7 +19,7 @@ from typing import Any
 
 from lark import Lark
 from lark import Token as LarkToken
-from lark.exceptions import UnexpectedInput, VisitError
+from lark.exceptions import UnexpectedInput
 from lark.lexer import Lexer
 
 from jiayu.compiler.build import Builder, Unsupported
@@ -78,14 +78,11 @@ def compile_text(text: str, lexicon: Lexicon) -> Compiled:
     stream = [LarkToken(t.kind, t.text, start_pos=i) for i, t in enumerate(words)]
     try:
         tree = parser().parse(stream)
-        body = Builder(words).transform(tree)
+        body = Builder(words).build(tree)
     except UnexpectedInput as err:
         return _no_parse(norm, words, tokens, err)
-    except VisitError as err:
-        if isinstance(err.orig_exc, Unsupported):
-            at = words[0].start
-            return NoParse(norm, at, "unsupported", str(err.orig_exc), tuple(tokens))
-        raise
+    except Unsupported as err:
+        return NoParse(norm, words[0].start, "unsupported", str(err), tuple(tokens))
     return Parse(norm, body.clauses, body.condition, confidence(words), tuple(tokens))
 
 
