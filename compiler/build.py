@@ -121,7 +121,26 @@ class Builder:
         return body if isinstance(body, Body) else Body(tuple(body))
 
     def clauses(self, *children: Any) -> list[Clause]:
-        return [c for child in children if isinstance(child, list) for c in child]
+        out: list[Clause] = []
+        excluded: tuple[Target, ...] = ()
+        for clause in (c for child in children if isinstance(child, list) for c in child):
+            target = clause.target
+            if clause.action == "select" and target is not None and _only_exclusion(target):
+                # 除了卧室，打开所有灯: an exclusion said as its own phrase scopes what follows.
+                excluded += target.exclude
+                continue
+            if excluded and target is not None:
+                quantifier: Quantifier = "all" if target.quantifier == "one" else target.quantifier
+                clause = replace(
+                    clause,
+                    target=replace(
+                        target, exclude=(*target.exclude, *excluded), quantifier=quantifier
+                    ),
+                )
+            out.append(clause)
+        if excluded and not out:
+            raise Unsupported("an exclusion with nothing to exclude from")
+        return out
 
     def conditional(self, *children: Any) -> Body:
         condition = next(c for c in children if isinstance(c, Condition))
@@ -459,6 +478,12 @@ def _named(names: list[Token], type_token: Token | None, places: tuple[Place, ..
         name=_mention(names),
         device_type=type_token.value if type_token else None,
         type_word=type_token.text if type_token else None,
+    )
+
+
+def _only_exclusion(target: Target) -> bool:
+    return bool(target.exclude) and not (
+        target.places or target.name or target.type_word or target.reference or target.count
     )
 
 
