@@ -83,7 +83,7 @@ def test_a_pinyin_slip_on_a_device_word_is_corrected_with_lower_confidence(
     engine: Engine,
 ) -> None:
     parsed = _parse(engine, "客厅等打开")
-    slip = [t for t in parsed.tokens if t.said == "等"][0]
+    slip = next(t for t in parsed.tokens if t.said == "等")
     assert (slip.kind, slip.text, slip.match) == ("TYPE", "灯", "pinyin")
     assert CONFIDENCE_THRESHOLD < parsed.confidence < 1.0
 
