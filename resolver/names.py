@@ -51,6 +51,7 @@ class NameIndex:
             b = home.bare_name(device)
             if b:
                 bare[strip_de(b)].append(device.id)
+        self._rooms = {d.id: d.room for d in home.devices}
         self._full = {k: tuple(v) for k, v in full.items()}
         self._alias = {k: tuple(v) for k, v in alias.items()}
         self._bare = {k: tuple(v) for k, v in bare.items()}
@@ -75,6 +76,10 @@ class NameIndex:
         if key in self._alias:
             return NameMatch(self._alias[key], "alias", 1.0)
         return None
+
+    def bare_in_room(self, bare: str, room: str) -> tuple[str, ...]:
+        """Devices in `room` whose bare name is `bare` (客厅 + 灯 → the device 客厅灯)."""
+        return tuple(d for d in self._bare.get(strip_de(bare), ()) if self._rooms[d] == room)
 
     def lookup(self, mention: str) -> NameMatch | None:
         """Full name, alias or bare name, merged; None if none matches exactly."""

@@ -172,9 +172,15 @@ class Resolver:
             and not target.is_set
             and target.places[0].kind in ("room", "floor", "group")
         ):
-            exact = self.names.exact(target.places[0].text + noun)
+            place = target.places[0]
+            exact = self.names.exact(place.text + noun)
             if exact is not None:
                 return self._single(clause, exact.devices, session, focus, target, exact.kind)
+            # 洗手间的灯: the room said by its alias, then the device's bare name.
+            if place.kind == "room" and place.id:
+                bare = self.names.bare_in_room(noun, place.id)
+                if bare:
+                    return self._single(clause, bare, session, focus, target, "alias")
         match_kind: MatchKind = "exact"
         is_set = target.is_set or (not target.name and bool(target.places))
         if target.name is not None:
