@@ -66,10 +66,9 @@ class Tail:
 
 @dataclass(frozen=True)
 class Body:
-    """The clauses of an utterance and the condition guarding them."""
+    """The clauses of an utterance, each carrying the condition that guards it."""
 
     clauses: tuple[Clause, ...]
-    condition: Condition | None = None
 
 
 @dataclass(frozen=True)
@@ -117,43 +116,32 @@ class Builder:
     # --- utterance ---------------------------------------------------------
 
     def start(self, *children: Any) -> Body:
-        body = children[-1]
-        return body if isinstance(body, Body) else Body(tuple(body))
+        return Body(tuple(_scope_exclusions(children[-1])))
 
     def clauses(self, *children: Any) -> list[Clause]:
-        out: list[Clause] = []
-        excluded: tuple[Target, ...] = ()
-        for clause in (c for child in children if isinstance(child, list) for c in child):
-            target = clause.target
-            if clause.action == "select" and target is not None and _only_exclusion(target):
-                # 除了卧室，打开所有灯: an exclusion said as its own phrase scopes what follows.
-                excluded += target.exclude
-                continue
-            if excluded and target is not None:
-                quantifier: Quantifier = "all" if target.quantifier == "one" else target.quantifier
-                clause = replace(
-                    clause,
-                    target=replace(
-                        target, exclude=(*target.exclude, *excluded), quantifier=quantifier
-                    ),
-                )
-            out.append(clause)
-        if excluded and not out:
-            raise Unsupported("an exclusion with nothing to exclude from")
-        return out
+        return [c for child in children if isinstance(child, list) for c in child]
 
-    def conditional(self, *children: Any) -> Body:
+    def conditional(self, *children: Any) -> list[Clause]:
+        # Clauses before 如果 run unconditionally; the ones after it are guarded.
+        before = children[0] if isinstance(children[0], list) else []
         condition = next(c for c in children if isinstance(c, Condition))
-        return Body(tuple(children[-1]), condition)
+        guarded = [replace(c, condition=condition) for c in children[-1]]
+        return [*before, *guarded]
 
     # --- clauses -----------------------------------------------------------
 
     def target_tail(self, *children: Any) -> list[Clause]:
-        targets, tail = children[-2], children[-1]
-        return [_clause(tail, t) for t in targets]
+        targets, tails = children[-2], _tails(children[-1])
+        return [_clause(tail, t) for t in targets for tail in tails]
 
-    def bare_tail(self, tail: Tail) -> list[Clause]:
-        return [_clause(tail, None)]
+    def bare_tail(self, *children: Any) -> list[Clause]:
+        return [_clause(tail, None) for tail in _tails(children[-1])]
+
+    def head_switch(self, _set: LarkToken, targets: list[Target]) -> list[Clause]:
+        scenes = [self._scene_of(t) for t in targets]
+        if not all(scenes):
+            raise Unsupported("切换到 takes a scene")
+        return [Clause("scene", t, scene=s) for t, s in zip(targets, scenes, strict=True)]
 
     def target_only(self, targets: list[Target], _de: Any = None) -> list[Clause]:
         clauses = []
@@ -226,8 +214,8 @@ class Builder:
     def t_on(self, _on: LarkToken, value: Value | None = None) -> Tail:
         return Tail("on") if value is None else Tail("set", value)
 
-    def t_off(self, _off: LarkToken) -> Tail:
-        return Tail("off")
+    def t_off(self, _off: LarkToken, value: Value | None = None) -> Tail:
+        return Tail("off") if value is None else Tail("set", value)  # 窗帘关一半
 
     def t_set(self, *children: Any) -> Tail:
         attr = None
@@ -266,11 +254,12 @@ class Builder:
                 adj = self._payload(c)
         return self._relative(adj, attr, amount)
 
-    def t_query(self, *children: LarkToken) -> Tail:
-        attr = None
-        for c in children:
-            attr = self._payload(c) or attr
-        return Tail("query", attribute=attr)
+    def t_query(self, *children: LarkToken) -> Tail | list[Tail]:
+        attrs = [self._payload(c) for c in children if c.type == "ATTR"]
+        asked = next((self._payload(c) for c in children if c.type == "QWORD"), None)
+        if len(attrs) > 1:  # 温度和湿度多少
+            return [Tail("query", attribute=a) for a in attrs]
+        return Tail("query", attribute=attrs[0] if attrs else asked)
 
     def t_state(self, q: LarkToken) -> Tail:
         return Tail("query", attribute=self._payload(q))
@@ -358,9 +347,12 @@ class Builder:
                 attr = self._payload(c)
             elif c.type == "CMP":
                 op = self._payload(c)
+            # IF inside the condition (客厅温度要是超过26度) carries nothing more
         assert number is not None  # the grammar requires one
         if attr is None:
             attr = {"°C": "temperature", "%": "humidity"}.get(number.unit, "temperature")
+        if attr == "brightness" and (subject is None or _place_only(subject)):
+            attr = "illuminance"  # a place's 亮度 is what its light sensor measures
         if (
             attr == "temperature"
             and subject is not None
@@ -435,7 +427,7 @@ class Builder:
                 count = int(tok.value)
             elif kind == "IT":
                 reference = tok.value
-            elif kind == "EXCEPT_POST":
+            elif kind in ("EXCEPT_POST", "EXCEPT_END"):
                 # 卧室除外: the places just said are taken away, else the name.
                 if places:
                     excludes.append(Target(places=tuple(places)))
@@ -448,6 +440,7 @@ class Builder:
         if excludes:
             if quantifier == "one":
                 quantifier = "all"
+            places = [p for p in places if p.kind != "other_rooms"]
             if not (names or type_word):
                 # 除了卧室的灯都关掉: the excluded noun says what the rest is.
                 noun = next((e for e in excludes if e.type_word), None)
@@ -481,9 +474,51 @@ def _named(names: list[Token], type_token: Token | None, places: tuple[Place, ..
     )
 
 
+def _tails(tail: Tail | list[Tail]) -> list[Tail]:
+    return tail if isinstance(tail, list) else [tail]
+
+
+def _place_only(target: Target) -> bool:
+    return bool(target.places) and not (target.name or target.type_word or target.reference)
+
+
+def _scope_exclusions(clauses: list[Clause]) -> list[Clause]:
+    """An exclusion said as its own phrase (除了卧室，… / …，卫生间除外) scopes the clause
+    after it, or, when nothing follows, the clause before it."""
+    out: list[Clause] = []
+    pending: tuple[Target, ...] = ()
+    for clause in clauses:
+        target = clause.target
+        if clause.action == "select" and target is not None and _only_exclusion(target):
+            pending += target.exclude
+            continue
+        if pending and target is not None:
+            clause = replace(clause, target=_excluding(target, pending))
+            pending = ()
+        out.append(clause)
+    if pending:
+        previous = next((i for i in range(len(out) - 1, -1, -1) if out[i].target), None)
+        if previous is None:
+            raise Unsupported("an exclusion with nothing to exclude from")
+        clause = out[previous]
+        assert clause.target is not None
+        out[previous] = replace(clause, target=_excluding(clause.target, pending))
+    return out
+
+
+def _excluding(target: Target, excluded: tuple[Target, ...]) -> Target:
+    quantifier: Quantifier = "all" if target.quantifier == "one" else target.quantifier
+    # 除了客厅，其他房间的灯: the exclusion already says what "other" means.
+    places = tuple(p for p in target.places if p.kind != "other_rooms")
+    return replace(
+        target, places=places, exclude=(*target.exclude, *excluded), quantifier=quantifier
+    )
+
+
 def _only_exclusion(target: Target) -> bool:
+    # Its type word, if any, was taken from what it excludes (除了一楼的灯).
     return bool(target.exclude) and not (
-        target.places or target.name or target.type_word or target.reference or target.count
+        target.places or target.name or target.reference or target.count
     )
 
 
@@ -508,6 +543,8 @@ def _with_attribute(tail: Tail, attr: str | None) -> Tail:
         return tail
     value = tail.value
     attribute = _set_attribute(attr)
+    if attribute == "fan_speed" and value.attribute == "mode" and value.word == "auto":
+        return replace(tail, value=replace(value, attribute="fan_speed"))  # 风速自动
     if value.attribute in (None, "target_temperature", "color_temp") or value.kind == "extreme":
         value = replace(value, attribute=attribute)
     return replace(tail, value=value)

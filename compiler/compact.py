@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from jiayu.ir import Clause, Parse, Value
+from jiayu.ir import Clause, Parse, Place, Value
 
 UNKNOWN = [{"a": "UNKNOWN", "s": "*", "n": "*", "t": "Unknown", "q": "one"}]
 _ATTRIBUTE_WORDS = {
@@ -31,6 +31,16 @@ _ATTRIBUTE_WORDS = {
     "playing": "播放",
     None: "状态",
 }
+_TYPE_ATTRIBUTE = {
+    "Light": "brightness",
+    "AirConditioner": "target_temperature",
+    "Blind": "position",
+    "NetworkAudio": "volume",
+    "Television": "volume",
+    "Fan": "fan_speed",
+    "Heater": "target_temperature",
+    "Purifier": "fan_speed",
+}
 _MEDIA = {
     "mute": "静音",
     "unmute": "取消静音",
@@ -46,19 +56,33 @@ def compact(
     parsed: Parse,
     split_room: Callable[[str], tuple[str | None, str]],
     type_of: Callable[[str], str],
+    is_name: Callable[[Place, str], bool],
 ) -> list[dict[str, Any]]:
     """The compact form. `split_room` splits 客厅灯 into (客厅, 灯); `type_of` gives a
-    device name's type (Unknown when its devices differ)."""
+    device name's type (Unknown when its devices differ); `is_name` tells whether a place
+    and a type word spell one device's name (客厅的灯)."""
     out: list[dict[str, Any]] = []
     for clause in parsed.clauses:
-        action = _action(clause)
+        target = _target(clause, split_room, type_of, is_name)
+        action = _action(clause, target["t"])
         if action is None:
             continue
-        out.append({"a": action, **_target(clause, split_room, type_of)})
+        out.append({"a": action, **target})
     return out
 
 
-def _action(clause: Clause) -> str | None:
+def _attribute(value: Value, kind: str) -> str | None:
+    """The attribute a value sets; when only the device can tell, the usual one of its type."""
+    if value.warmth:
+        return "color_temp" if kind == "Light" else "target_temperature"
+    if value.attribute is not None:
+        return value.attribute
+    if value.unit == "°C":
+        return "target_temperature"
+    return _TYPE_ATTRIBUTE.get(kind)
+
+
+def _action(clause: Clause, kind: str) -> str | None:
     if clause.action == "on" or clause.action == "scene":
         return "打开"
     if clause.action == "off":
@@ -69,7 +93,7 @@ def _action(clause: Clause) -> str | None:
         return "查询" + _ATTRIBUTE_WORDS.get(clause.attribute, clause.attribute or "状态")
     if clause.action in ("set", "adjust") and clause.value is not None:
         value = clause.value
-        return f"设置{_ATTRIBUTE_WORDS.get(value.attribute, '数值')}={_value(value)}"
+        return f"设置{_ATTRIBUTE_WORDS.get(_attribute(value, kind), '数值')}={_value(value)}"
     return None
 
 
@@ -99,6 +123,7 @@ def _target(
     clause: Clause,
     split_room: Callable[[str], tuple[str | None, str]],
     type_of: Callable[[str], str],
+    is_name: Callable[[Place, str], bool],
 ) -> dict[str, Any]:
     target = clause.target
     if clause.action == "scene" and target is not None and target.name is not None:
@@ -120,6 +145,13 @@ def _target(
     if excluded:
         s = ",".join([*(rooms or ["*"]), *("!" + r for r in excluded)])
     quantifier: str = target.quantifier
+    if (
+        target.places
+        and not target.name
+        and target.type_word
+        and not (len(target.places) == 1 and is_name(target.places[0], target.type_word))
+    ):
+        quantifier = "all"  # places and a type word make a set, unless they spell a name
     if any(e.name or e.type_word for e in target.exclude):
         quantifier = "except"  # a device excluded: the compact form cannot name it
     out: dict[str, Any] = {"s": s, "n": name, "t": kind, "q": quantifier}

@@ -116,7 +116,7 @@ class Lexicon:
 
     def _segment(self, text: str, *, use_pinyin: bool) -> list[tuple[int, int, Any, MatchKind]]:
         n = len(text)
-        # cost = (unknown chars, pinyin-matched chars, tokens); back = (start, entry, match)
+        # cost = (unknown chars, pinyin-matched tokens, tokens); back = (start, entry, match)
         best: list[tuple[int, int, int] | None] = [None] * (n + 1)
         back: list[tuple[int, Any, MatchKind]] = [(0, None, "unknown")] * (n + 1)
         best[0] = (0, 0, 0)
@@ -149,13 +149,10 @@ class Lexicon:
                             continue
                         if entry.canonical == text[i:end]:
                             continue
-                        _relax(
-                            best,
-                            back,
-                            end,
-                            (unknown, slips + end - i, count + 1),
-                            (i, entry, "pinyin"),
-                        )
+                        # Slips count per token: one corrected word (台等 → 台灯) beats
+                        # a classifier plus a corrected syllable.
+                        cost = (unknown, slips + 1, count + 1)
+                        _relax(best, back, end, cost, (i, entry, "pinyin"))
             _relax(best, back, i + 1, (unknown + 1, slips, count + 1), (i, None, "unknown"))
         path: list[tuple[int, int, Any, MatchKind]] = []
         end = n
@@ -199,7 +196,49 @@ def _tokens(text: str, path: list[tuple[int, int, Any, MatchKind]]) -> list[Toke
             tokens.append(Token(what.kind, what.canonical, said, start, match, what.value))
         else:
             tokens.append(Token("NUM", said, said, start, "exact", what))
-    return _counts(tokens)
+    return _adverbs(_counts(tokens))
+
+
+# Tokens that make a clause's verb; 再 before the verb is an adverb, after it a new clause.
+_VERBS = frozenset(
+    {
+        "ON",
+        "OFF",
+        "SET",
+        "SETV",
+        "REL",
+        "ADJ",
+        "EXTREME",
+        "MEDIA",
+        "QVERB",
+        "QWORD",
+        "QSTATE",
+        "REPEAT",
+        "CONFIRM",
+        "CANCEL",
+    }
+)
+_CLAUSE_START = frozenset({"SEP", "IF", "THEN"})
+
+
+def _adverbs(tokens: list[Token]) -> list[Token]:
+    """把它们再打开 / 温度再调低两度: 再 after the target and before the verb means "again",
+    not "and then", so it is dropped like a filler."""
+    out: list[Token] = []
+    has_verb = False
+    has_words = False
+    for token in tokens:
+        if token.kind == "SEP" and token.text == "再" and has_words and not has_verb:
+            out.append(Token(FILLER, token.text, token.said, token.start, token.match, None))
+            continue
+        if token.kind in _CLAUSE_START:
+            has_verb = has_words = False
+        elif token.kind in _VERBS:
+            has_verb = True
+        elif token.kind != FILLER:
+            has_words = True
+        out.append(token)
+    return out
 
 
 def _counts(tokens: list[Token]) -> list[Token]:

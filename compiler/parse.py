@@ -83,7 +83,7 @@ def compile_text(text: str, lexicon: Lexicon) -> Compiled:
         return _no_parse(norm, words, tokens, err)
     except Unsupported as err:
         return NoParse(norm, words[0].start, "unsupported", str(err), tuple(tokens))
-    return Parse(norm, body.clauses, body.condition, confidence(words), tuple(tokens))
+    return Parse(norm, body.clauses, confidence(words), tuple(tokens))
 
 
 def _no_parse(

@@ -93,6 +93,10 @@ def reading_attribute(
     A place's 温度 is what its sensors measure (`sensors_only`); a named device's 温度
     is its set point when it has no sensor (空调温度多少)."""
     caps = device.capabilities
+    if attribute == "on" and "onoff" not in caps:
+        attribute = None  # 燃气阀关了吗 / 窗帘开着吗: its main open/closed state
+    if attribute == "brightness" and sensors_only:
+        attribute = "illuminance"  # a place's 亮度 is what its light sensor measures
     if attribute == "state" or attribute is None:
         return next((a for cap, a in _MAIN_STATE if cap in caps), None)
     if attribute == "temperature" and "temperature_sensor" not in caps and not sensors_only:

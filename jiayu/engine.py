@@ -150,20 +150,30 @@ class Engine:
             if first.action == "select":
                 narrowed = self.resolver.narrow(pending.clause, pending.options, first)
                 if narrowed is not None:
-                    if not self._condition_holds(pending.condition, (), session, state):
-                        return self._finish(text, session, state, parsed)
-                    self._apply(pending.clause, narrowed, text, session, state, pending.condition)
+                    waiting = pending.clause
+                    if self._condition_holds(waiting.condition, (), session, state):
+                        self._apply(waiting, narrowed, text, session, state)
                     return self._finish(text, session, state, parsed)
-        if not self._condition_holds(parsed.condition, (), session, state):
-            return self._finish(text, session, state, parsed)
+        # Rooms said so far in this utterance, nearest last: they place a later clause
+        # whose target has no place of its own (如果客厅温度超过26度就打开空调).
         focus: list[str] = []
-        if parsed.condition is not None and parsed.condition.subject is not None:
-            focus.extend(_rooms(parsed.condition.subject))
         previous: tuple[str, ...] = ()
+        checked: dict[Condition, bool] = {}
         for clause in parsed.clauses:
-            previous = self._clause(clause, text, session, state, focus, previous, parsed.condition)
+            condition = clause.condition
+            if condition is not None:
+                if condition.subject is not None:
+                    focus.extend(_rooms(condition.subject))
+                if condition not in checked:
+                    checked[condition] = self._condition_holds(condition, focus, session, state)
+                if not checked[condition]:
+                    continue
+            previous = self._clause(clause, text, session, state, focus, previous)
             if clause.target is not None:
                 focus.extend(_rooms(clause.target))
+            rooms = {self.home.device(d).room for d in previous}
+            if len(rooms) == 1:  # 把书房灯关了，台灯打开: the room inside a name counts too
+                focus.append(rooms.pop())
         return self._finish(text, session, state, parsed)
 
     def _clause(
@@ -174,7 +184,6 @@ class Engine:
         state: _Turn,
         focus: Sequence[str],
         previous: tuple[str, ...],
-        condition: Condition | None,
     ) -> tuple[str, ...]:
         """Run one clause; returns the devices it acted on (for a following clause)."""
         if clause.action == "repeat":
@@ -193,7 +202,7 @@ class Engine:
         if clause.action == "scene":
             return self._scene(clause, text, session, state)
         resolution = self.resolver.resolve(clause, session, focus=focus, previous=previous)
-        return self._apply(clause, resolution, text, session, state, condition)
+        return self._apply(clause, resolution, text, session, state)
 
     def _apply(
         self,
@@ -202,7 +211,6 @@ class Engine:
         text: str,
         session: Session,
         state: _Turn,
-        condition: Condition | None,
     ) -> tuple[str, ...]:
         if isinstance(resolution, Refuse):
             state.outcomes.append("rejected")
@@ -213,7 +221,7 @@ class Engine:
             state.options.extend(resolution.options)
             state.replies.append(resolution.question)
             options = resolution.options or tuple(d.id for d in self.home.devices)
-            session.pending = PendingClarify(clause, options, condition)
+            session.pending = PendingClarify(clause, options)
             return ()
         devices = resolution.devices
         if clause.action == "query":
@@ -441,7 +449,12 @@ class Engine:
         )
         commands = [_command_json(c) for c in (*state.sent, *state.held)]
         if compiled is not None:
-            compact_form = compact(compiled, self._split_room, self._type_of)
+            compact_form = compact(
+                compiled,
+                self._split_room,
+                self._type_of,
+                lambda place, noun: self.resolver.composed(place, noun) is not None,
+            )
             ir = to_json(compiled)
         else:
             compact_form = [dict(u) for u in UNKNOWN]

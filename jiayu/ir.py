@@ -141,6 +141,8 @@ class Clause:
     """For select: 第一个 is 1."""
     scene: str | None = None
     """For scene: the scene id."""
+    condition: Condition | None = None
+    """如果…就…: checked once, at execution, before this clause runs."""
 
 
 @dataclass(frozen=True)
@@ -168,9 +170,7 @@ class Parse:
     text: str
     """The normalised utterance."""
     clauses: tuple[Clause, ...]
-    """In the order said."""
-    condition: Condition | None
-    """Guards every clause when present."""
+    """In the order said, each with the condition that guards it, if any."""
     confidence: float
     """In [0, 1]; below CONFIDENCE_THRESHOLD the engine prefers the fallback."""
     tokens: tuple[Token, ...] = field(default=(), compare=False)

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from jiayu.executor.actions import can_do
 from jiayu.home import Home
 from jiayu.ir import Clause, MatchKind, Place, Target
-from jiayu.resolver.names import FUZZY_MARGIN, NameIndex
+from jiayu.resolver.names import FUZZY_MARGIN, NameIndex, NameMatch
 from jiayu.resolver.session import Session
 
 MAX_SHOWN_NAME = 12
@@ -96,8 +96,20 @@ class Resolver:
         if target is None:
             return self._carried(clause, session, previous)
         if target.reference is not None:
-            return self._reference(clause, target, session)
+            return self._reference(clause, target, session, previous)
         return self._target(clause, target, session, focus)
+
+    def composed(self, place: Place, noun: str) -> NameMatch | None:
+        """A place plus a noun that spell one device: 客厅的灯 is the device named 客厅灯, and
+        洗手间的灯 (the room said by its alias) the device whose bare name is 灯 there."""
+        exact = self.names.exact(place.text + noun)
+        if exact is not None:
+            return exact
+        if place.kind == "room" and place.id:
+            bare = self.names.bare_in_room(noun, place.id)
+            if bare:
+                return NameMatch(bare, "alias", 1.0)
+        return None
 
     def narrow(self, clause: Clause, options: tuple[str, ...], answer: Clause) -> Resolution | None:
         """Apply an answer (书房的 / 第一个 / 客厅灯) to a pending question; None if it is no
@@ -141,21 +153,24 @@ class Resolver:
                 return Found((device_id,))
         return Ask((), f"要{ACTION_WORDS.get(clause.action, '操作')}哪个设备？")
 
-    def _reference(self, clause: Clause, target: Target, session: Session) -> Resolution:
+    def _reference(
+        self, clause: Clause, target: Target, session: Session, previous: tuple[str, ...]
+    ) -> Resolution:
+        # The previous clause of this utterance is the most recent mention of all
+        # (打开卧室空调，把它调到26度), then the session.
         if target.reference == "they":
-            pool: Sequence[str] = session.last_devices
+            pool: Sequence[str] = previous or session.last_devices
         else:
-            pool = session.recent_devices
+            pool = (*previous, *session.recent_devices)
         able = [
             d
-            for d in pool
+            for d in dict.fromkeys(pool)
             if can_do(self.home.device(d), clause)
             and (target.device_type is None or self.home.device(d).serves_as(target.device_type))
         ]
         if not able:
-            return Ask(
-                (), f"你说的是哪个设备？我不确定要{ACTION_WORDS.get(clause.action, '操作')}哪个。"
-            )
+            verb = ACTION_WORDS.get(clause.action, "操作")
+            return Ask((), f"你说的是哪个设备？我不确定要{verb}哪个。")
         return Found(tuple(able) if target.reference == "they" else (able[0],))
 
     def _target(
@@ -172,15 +187,9 @@ class Resolver:
             and not target.is_set
             and target.places[0].kind in ("room", "floor", "group")
         ):
-            place = target.places[0]
-            exact = self.names.exact(place.text + noun)
-            if exact is not None:
-                return self._single(clause, exact.devices, session, focus, target, exact.kind)
-            # 洗手间的灯: the room said by its alias, then the device's bare name.
-            if place.kind == "room" and place.id:
-                bare = self.names.bare_in_room(noun, place.id)
-                if bare:
-                    return self._single(clause, bare, session, focus, target, "alias")
+            named = self.composed(target.places[0], noun)
+            if named is not None:
+                return self._single(clause, named.devices, session, focus, target, named.kind)
         match_kind: MatchKind = "exact"
         is_set = target.is_set or (not target.name and bool(target.places))
         if target.name is not None:
@@ -280,10 +289,15 @@ class Resolver:
     def _places(
         self, places: tuple[Place, ...], session: Session | None, focus: Sequence[str]
     ) -> set[str] | Refuse | None:
-        """The union of the places' devices; None when no place was said."""
+        """The devices of the places said; None when no place was said.
+
+        Areas (rooms, floors) are a union, and so are groups; an area and a group together
+        are an intersection: 主卧的氛围灯 is the ambient lights that are in the master bedroom.
+        """
         if not places:
             return None
         ids: set[str] = set()
+        groups: set[str] | None = None
         for place in places:
             if place.kind == "room" and place.id:
                 ids.update(d.id for d in self.home.devices_in_room(place.id))
@@ -291,7 +305,7 @@ class Resolver:
                 for room in self.home.rooms_on_floor(place.id):
                     ids.update(d.id for d in self.home.devices_in_room(room.id))
             elif place.kind == "group" and place.id:
-                ids.update(self.home.group(place.id).members)
+                groups = (groups or set()) | set(self.home.group(place.id).members)
             elif place.kind == "home":
                 ids.update(self._all)
             else:
@@ -302,7 +316,10 @@ class Resolver:
                     ids.update(d.id for d in self.home.devices_in_room(here))
                 else:
                     ids.update(d.id for d in self.home.devices if d.room != here)
-        return ids
+        if groups is None:
+            return ids
+        areas_said = any(p.kind != "group" for p in places)
+        return groups & ids if areas_said else groups
 
     def _focus_room(self, session: Session | None, focus: Sequence[str]) -> str | None:
         if focus:

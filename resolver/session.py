@@ -11,7 +11,7 @@ import threading
 from collections import deque
 from dataclasses import dataclass, field
 
-from jiayu.ir import Clause, Condition
+from jiayu.ir import Clause
 
 RECENT_DEVICES = 5
 RECENT_ROOMS = 3
@@ -33,7 +33,6 @@ class PendingClarify:
 
     clause: Clause
     options: tuple[str, ...]
-    condition: Condition | None = None
 
 
 @dataclass(frozen=True)
