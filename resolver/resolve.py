@@ -79,6 +79,17 @@ class Resolver:
         self.names = names
         self._all = tuple(d.id for d in home.devices)
         self._order = {d.id: i for i, d in enumerate(home.devices)}
+        # Devices serving as each type (its own type or acts_as), in home order: a type
+        # word then costs its own devices, not a scan of the whole home.
+        by_type: dict[str, list[str]] = {}
+        for d in home.devices:
+            for kind in {d.type, *d.acts_as}:
+                by_type.setdefault(kind, []).append(d.id)
+        self._by_type = {k: tuple(v) for k, v in by_type.items()}
+
+    def _of_type(self, kind: str | None) -> tuple[str, ...]:
+        """Devices serving as `kind` (every device for None), in home order."""
+        return self._all if kind is None else self._by_type.get(kind, ())
 
     # --- public -----------------------------------------------------------
 
@@ -204,13 +215,8 @@ class Resolver:
                 exact = self.names.exact(target.type_word)  # a device aliased 门锁
                 if exact is not None:
                     return self._single(clause, exact.devices, session, focus, target, exact.kind)
-            kind = target.device_type
-            candidates = tuple(
-                d
-                for d in self._all
-                if (scope is None or d in scope)
-                and (kind is None or self.home.device(d).serves_as(kind))
-            )
+            typed = self._of_type(target.device_type)
+            candidates = typed if scope is None else tuple(d for d in typed if d in scope)
         for excluded in target.exclude:
             removed = self._excluded(excluded, session, focus)
             if isinstance(removed, Refuse):
@@ -341,7 +347,7 @@ class Resolver:
                 return Refuse(f"没有找到要排除的“{shown(target.name.said)}”")
             pool &= set(match.devices)
         if target.device_type is not None:
-            pool = {d for d in pool if self.home.device(d).serves_as(target.device_type)}
+            pool &= set(self._of_type(target.device_type))
         return pool
 
     def _sorted(self, ids: set[str] | Sequence[str]) -> tuple[str, ...]:
