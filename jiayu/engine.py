@@ -12,7 +12,7 @@ import logging
 import os
 import threading
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from jiayu.compiler import CONFIDENCE_THRESHOLD, Lexicon, compile_text
@@ -22,11 +22,11 @@ from jiayu.executor.audit import AuditLog
 from jiayu.executor.catalog import HIGH_RISK, params_error
 from jiayu.executor.hub import FAULT_WORDS, Hub, HubError, SimulatedHub
 from jiayu.executor.plan import Refusal, needs_read, plan
-from jiayu.executor.replies import answer_phrase, done_phrase, reading_phrase
+from jiayu.executor.replies import answer_phrase, done_phrase, names_phrase, reading_phrase
 from jiayu.home import Home, load_home
 from jiayu.ir import Clause, Condition, Parse, Target, to_json
 from jiayu.resolver.names import NameIndex
-from jiayu.resolver.resolve import Ask, Found, Refuse, Resolver, shown
+from jiayu.resolver.resolve import ACTION_WORDS, Ask, Found, Refuse, Resolver, shown
 from jiayu.resolver.session import Command, PendingClarify, PendingConfirm, Session
 from jiayu.result import Outcome, Result, most_blocking
 
@@ -54,6 +54,7 @@ class _Turn:
     failures: list[dict[str, Any]] = field(default_factory=list)
     devices: list[str] = field(default_factory=list)
     rooms: list[str] = field(default_factory=list)
+    asked: bool = False  # a clarify is pending: the turn asks one question only
 
 
 class Engine:
@@ -103,20 +104,28 @@ class Engine:
         """Run one turn; never raises for any text."""
         session = self.session(session_id)
         with session.lock:
+            state = _Turn()
             try:
-                return self._turn(text, session)
+                return self._turn(text, session, state)
             except Exception:  # fail closed: a bug must not switch anything more
                 log.exception("jiayu.turn_failed", extra={"session": session_id, "text": text})
                 session.pending = None
-                return Result(text, "unknown", reply="抱歉，出了点问题，什么都没有执行。")
+                # Whatever was already sent is reported: a reply never hides a command.
+                sent = [_command_json(c) for c in state.sent]
+                return Result(
+                    text,
+                    "executed" if sent else "unknown",
+                    sent,
+                    reply="抱歉，出了点问题，后面的操作没有执行。",
+                    failures=state.failures,
+                )
 
     # --- one turn ------------------------------------------------------------
 
-    def _turn(self, text: str, session: Session) -> Result:
+    def _turn(self, text: str, session: Session, state: _Turn) -> Result:
         compiled = compile_text(text, self.lexicon)
         parsed = compiled if isinstance(compiled, Parse) else None
         pending, session.pending = session.pending, None
-        state = _Turn()
         if parsed is None:
             log.info(
                 "jiayu.no_parse",
@@ -130,36 +139,63 @@ class Engine:
             state.replies.append("抱歉，我没听懂。")
             return self._finish(text, session, state, compiled=None, ir=to_json(compiled))
         if parsed.confidence < CONFIDENCE_THRESHOLD:
+            # No fallback parser is configured yet; a clause whose target was only found
+            # fuzzily is asked back (see _apply), the rest runs on its exact matches.
             log.info(
                 "jiayu.low_confidence",
                 extra={"session": session.id, "text": text, "confidence": parsed.confidence},
             )
-        first = parsed.clauses[0]
-        if isinstance(pending, PendingConfirm) and first.action in ("confirm", "cancel"):
-            if first.action == "confirm":
+        clauses = parsed.clauses
+        answer = clauses[0].action if len(clauses) == 1 else None
+        if isinstance(pending, PendingConfirm) and answer in ("confirm", "cancel"):
+            # Only a bare 确认 / 算了 answers: "好的，打开客厅灯" is a new command.
+            if answer == "confirm":
                 self._send(pending.commands, text, session, state, confirmed=True)
             else:
                 state.outcomes.append("noop")
                 state.replies.append("好的，已取消。")
             return self._finish(text, session, state, parsed)
         if isinstance(pending, PendingClarify):
-            if first.action == "cancel":
+            if answer == "cancel":
                 state.outcomes.append("noop")
                 state.replies.append("好的，不操作了。")
                 return self._finish(text, session, state, parsed)
-            if first.action == "select":
-                narrowed = self.resolver.narrow(pending.clause, pending.options, first)
-                if narrowed is not None:
-                    waiting = pending.clause
-                    if self._condition_holds(waiting.condition, (), session, state):
-                        self._apply(waiting, narrowed, text, session, state)
-                    return self._finish(text, session, state, parsed)
+            narrowed = self._answer(pending, clauses[0], session)
+            if narrowed is not None:
+                waiting = pending.clause
+                if self._condition_holds(waiting.condition, (), session, state):
+                    self._apply(waiting, narrowed, text, session, state)
+                clauses = clauses[1:]  # 书房的，然后关掉客厅灯: the rest still runs
+        self._run(clauses, text, session, state)
+        return self._finish(text, session, state, parsed)
+
+    def _answer(
+        self, pending: PendingClarify, first: Clause, session: Session
+    ) -> Found | Ask | Refuse | None:
+        """What the first clause of this turn says about a pending question; None if it is
+        not an answer to it."""
+        if first.action == "confirm" and pending.options and pending.yes_no:
+            return Found(pending.options)  # 你是说客厅灯吗？— 对
+        if first.action != "select":
+            return None
+        if pending.options:
+            return self.resolver.narrow(pending.clause, pending.options, first)
+        if first.target is None:
+            return None  # 第一个 answers nothing when nothing was offered
+        # 要调节哪个设备？— 书房空调: the answer is the target the question lacked.
+        return self.resolver.resolve(replace(pending.clause, target=first.target), session)
+
+    def _run(self, clauses: Sequence[Clause], text: str, session: Session, state: _Turn) -> None:
         # Rooms said so far in this utterance, nearest last: they place a later clause
         # whose target has no place of its own (如果客厅温度超过26度就打开空调).
         focus: list[str] = []
-        previous: tuple[str, ...] = ()
+        # None until a clause names a target; then the devices it acted on (empty if it
+        # failed, and a later clause with no target must not guess from older turns).
+        previous: tuple[str, ...] | None = None
         checked: dict[Condition, bool] = {}
-        for clause in parsed.clauses:
+        for clause in clauses:
+            if state.asked:
+                break  # one question per turn: later clauses may depend on its answer
             condition = clause.condition
             if condition is not None:
                 if condition.subject is not None:
@@ -168,13 +204,14 @@ class Engine:
                     checked[condition] = self._condition_holds(condition, focus, session, state)
                 if not checked[condition]:
                     continue
-            previous = self._clause(clause, text, session, state, focus, previous)
+            acted = self._clause(clause, text, session, state, focus, previous)
+            if clause.target is not None or previous is not None:
+                previous = acted
             if clause.target is not None:
                 focus.extend(_rooms(clause.target))
-            rooms = {self.home.device(d).room for d in previous}
+            rooms = {self.home.device(d).room for d in acted}
             if len(rooms) == 1:  # 把书房灯关了，台灯打开: the room inside a name counts too
                 focus.append(rooms.pop())
-        return self._finish(text, session, state, parsed)
 
     def _clause(
         self,
@@ -183,7 +220,7 @@ class Engine:
         session: Session,
         state: _Turn,
         focus: Sequence[str],
-        previous: tuple[str, ...],
+        previous: tuple[str, ...] | None,
     ) -> tuple[str, ...]:
         """Run one clause; returns the devices it acted on (for a following clause)."""
         if clause.action == "repeat":
@@ -216,12 +253,23 @@ class Engine:
             state.outcomes.append("rejected")
             state.replies.append(resolution.reason)
             return ()
+        yes_no = False
+        if (
+            isinstance(resolution, Found)
+            and resolution.match == "fuzzy"
+            and clause.action != "query"
+        ):
+            # Heard too poorly to act on: ask back with what was understood.
+            names = names_phrase(self.home, resolution.devices)
+            verb = ACTION_WORDS.get(clause.action, "操作")
+            resolution = Ask(resolution.devices, f"没太听清，你是要{verb}{names}吗？")
+            yes_no = True
         if isinstance(resolution, Ask):
             state.outcomes.append("clarify")
             state.options.extend(resolution.options)
             state.replies.append(resolution.question)
-            options = resolution.options or tuple(d.id for d in self.home.devices)
-            session.pending = PendingClarify(clause, options)
+            state.asked = True
+            session.pending = PendingClarify(clause, resolution.options, yes_no)
             return ()
         devices = resolution.devices
         if clause.action == "query":

@@ -99,7 +99,7 @@ class Resolver:
         session: Session,
         *,
         focus: Sequence[str] = (),
-        previous: tuple[str, ...] = (),
+        previous: tuple[str, ...] | None = None,
     ) -> Resolution:
         """Devices for `clause`; `focus` are rooms said earlier in the utterance (nearest last),
         `previous` the devices of the previous clause (for a clause with no target)."""
@@ -136,7 +136,7 @@ class Resolver:
         chosen = set(options)
         if target.places:
             scope = self._places(target.places, None, ())
-            if isinstance(scope, Refuse) or scope is None:
+            if isinstance(scope, Refuse | Ask) or scope is None:
                 return None
             chosen &= scope
         if target.name is not None:
@@ -153,8 +153,15 @@ class Resolver:
 
     # --- the cases ----------------------------------------------------------
 
-    def _carried(self, clause: Clause, session: Session, previous: tuple[str, ...]) -> Resolution:
-        if previous:
+    def _carried(
+        self, clause: Clause, session: Session, previous: tuple[str, ...] | None
+    ) -> Resolution:
+        verb = ACTION_WORDS.get(clause.action, "操作")
+        if previous is not None:
+            # An earlier clause of this utterance named the target: it is shared, and if
+            # it found nothing this clause does not guess from older turns.
+            if not previous:
+                return Ask((), f"要{verb}哪个设备？")
             able = tuple(d for d in previous if can_do(self.home.device(d), clause))
             if able:
                 return Found(able)
@@ -162,17 +169,20 @@ class Resolver:
         for device_id in session.recent_devices:
             if can_do(self.home.device(device_id), clause):
                 return Found((device_id,))
-        return Ask((), f"要{ACTION_WORDS.get(clause.action, '操作')}哪个设备？")
+        return Ask((), f"要{verb}哪个设备？")
 
     def _reference(
-        self, clause: Clause, target: Target, session: Session, previous: tuple[str, ...]
+        self, clause: Clause, target: Target, session: Session, previous: tuple[str, ...] | None
     ) -> Resolution:
         # The previous clause of this utterance is the most recent mention of all
-        # (打开卧室空调，把它调到26度), then the session.
-        if target.reference == "they":
-            pool: Sequence[str] = previous or session.last_devices
+        # (打开卧室空调，把它调到26度); only without one does the session count.
+        pool: Sequence[str]
+        if previous is not None:
+            pool = previous
+        elif target.reference == "they":
+            pool = session.last_devices
         else:
-            pool = (*previous, *session.recent_devices)
+            pool = session.recent_devices
         able = [
             d
             for d in dict.fromkeys(pool)
@@ -188,7 +198,7 @@ class Resolver:
         self, clause: Clause, target: Target, session: Session, focus: Sequence[str]
     ) -> Resolution:
         scope = self._places(target.places, session, focus)
-        if isinstance(scope, Refuse):
+        if isinstance(scope, Refuse | Ask):
             return scope
         noun = target.name.text if target.name else (target.type_word or "")
         # 客厅的灯 is the device named 客厅灯: a single place plus a noun may spell a name.
@@ -219,7 +229,7 @@ class Resolver:
             candidates = typed if scope is None else tuple(d for d in typed if d in scope)
         for excluded in target.exclude:
             removed = self._excluded(excluded, session, focus)
-            if isinstance(removed, Refuse):
+            if isinstance(removed, Refuse | Ask):
                 return removed
             candidates = tuple(d for d in candidates if d not in removed)
         if not candidates:
@@ -294,7 +304,7 @@ class Resolver:
 
     def _places(
         self, places: tuple[Place, ...], session: Session | None, focus: Sequence[str]
-    ) -> set[str] | Refuse | None:
+    ) -> set[str] | Refuse | Ask | None:
         """The devices of the places said; None when no place was said.
 
         Areas (rooms, floors) are a union, and so are groups; an area and a group together
@@ -317,7 +327,7 @@ class Resolver:
             else:
                 here = self._focus_room(session, focus)
                 if here is None:
-                    return Refuse(f"不知道“{place.text}”指哪个房间")
+                    return Ask((), f"“{place.text}”是指哪个房间？")
                 if place.kind == "this_room":
                     ids.update(d.id for d in self.home.devices_in_room(here))
                 else:
@@ -336,9 +346,9 @@ class Resolver:
 
     def _excluded(
         self, target: Target, session: Session, focus: Sequence[str]
-    ) -> set[str] | Refuse:
+    ) -> set[str] | Refuse | Ask:
         scope = self._places(target.places, session, focus)
-        if isinstance(scope, Refuse):
+        if isinstance(scope, Refuse | Ask):
             return scope
         pool = scope if scope is not None else set(self._all)
         if target.name is not None:

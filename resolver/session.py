@@ -33,6 +33,9 @@ class PendingClarify:
 
     clause: Clause
     options: tuple[str, ...]
+    """The device ids offered, in the order shown; empty when the question offered none."""
+    yes_no: bool = False
+    """你是说客厅灯吗？: a plain 对/是的 accepts every option."""
 
 
 @dataclass(frozen=True)
@@ -77,8 +80,7 @@ class Session:
             _touch(self.recent_devices, device)
         for room in reversed(rooms):
             _touch(self.recent_rooms, room)
-        if devices:
-            self.last_devices = devices
+        self.last_devices = devices  # 它们 means the most recent turn's devices, if any
         if commands:
             self.last_commands = commands
         self.turns.append(Turn(text, outcome, devices))
