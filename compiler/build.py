@@ -351,7 +351,7 @@ class Builder:
         assert number is not None  # the grammar requires one
         if attr is None:
             attr = {"°C": "temperature", "%": "humidity"}.get(number.unit, "temperature")
-        if attr == "brightness" and (subject is None or _place_only(subject)):
+        if attr == "brightness" and (subject is None or subject.is_place_only):
             attr = "illuminance"  # a place's 亮度 is what its light sensor measures
         if (
             attr == "temperature"
@@ -476,10 +476,6 @@ def _named(names: list[Token], type_token: Token | None, places: tuple[Place, ..
 
 def _tails(tail: Tail | list[Tail]) -> list[Tail]:
     return tail if isinstance(tail, list) else [tail]
-
-
-def _place_only(target: Target) -> bool:
-    return bool(target.places) and not (target.name or target.type_word or target.reference)
 
 
 def _scope_exclusions(clauses: list[Clause]) -> list[Clause]:

@@ -16,7 +16,7 @@ from typing import Any
 from jiayu.compiler.numbers import NUMBER_START, scan_number
 from jiayu.compiler.pinyin import name_keys, said_key
 from jiayu.grammar.vocab import CLASSIFIERS, FILLERS, TABLES, WAKE_WORDS
-from jiayu.home import Home
+from jiayu.home import Home, plain_name
 from jiayu.ir import MatchKind, Token
 
 FILLER = "FILLER"
@@ -41,11 +41,6 @@ class Entry:
     """exact for names and vocabulary, alias for a home alias."""
 
 
-def strip_de(name: str) -> str:
-    """Names match ignoring 的 and spaces (客厅的灯 is 客厅灯)."""
-    return "".join(name.split()).replace("的", "")
-
-
 def _fixed_entries() -> dict[str, Entry]:
     entries: dict[str, Entry] = {}
     for word in (*FILLERS, *WAKE_WORDS):
@@ -66,11 +61,11 @@ def _home_entries(home: Home) -> Iterable[tuple[str, Entry]]:
     # name 灯 stays the type word 灯; the resolver still tries it as a name).
     for device in home.devices:
         for word, match in ((device.name, "exact"), *((a, "alias") for a in device.aliases)):
-            key = strip_de(word)
+            key = plain_name(word)
             yield key, Entry("NAME", key, key, match)  # type: ignore[arg-type]
         bare = home.bare_name(device)
         if bare:
-            key = strip_de(bare)
+            key = plain_name(bare)
             yield key, Entry("NAME", key, key, "exact")
     for word, entry in _FIXED.items():
         yield word, entry
@@ -82,7 +77,7 @@ def _home_entries(home: Home) -> Iterable[tuple[str, Entry]]:
     ):
         for item in items:
             for word, match in ((item.name, "exact"), *((a, "alias") for a in item.aliases)):
-                key = strip_de(word)
+                key = plain_name(word)
                 yield key, Entry(kind, item.id, key, match)  # type: ignore[arg-type]
 
 

@@ -9,6 +9,7 @@ uses it to build the command.
 
 from __future__ import annotations
 
+from jiayu.executor.catalog import STATE_ATTRIBUTES
 from jiayu.home import Device
 from jiayu.ir import Clause, Value
 
@@ -39,23 +40,6 @@ SETTERS = {
 }
 # What 调到50 / 调高一点 mean when no attribute is said, in order of preference.
 _MAIN_ATTRIBUTES = ("brightness", "target_temperature", "position", "volume", "fan_speed")
-_READINGS = {
-    "temperature": "temperature_sensor",
-    "humidity": "humidity_sensor",
-    "illuminance": "illuminance_sensor",
-    "on": "onoff",
-    "locked": "lock",
-    "open": "valve",
-    "playing": "media",
-    "muted": "volume",
-    "brightness": "brightness",
-    "color_temp": "color_temp",
-    "target_temperature": "target_temperature",
-    "mode": "hvac_mode",
-    "fan_speed": "fan_speed",
-    "position": "cover",
-    "volume": "volume",
-}
 _MAIN_STATE = (
     ("lock", "locked"),
     ("valve", "open"),
@@ -101,7 +85,7 @@ def reading_attribute(
         return next((a for cap, a in _MAIN_STATE if cap in caps), None)
     if attribute == "temperature" and "temperature_sensor" not in caps and not sensors_only:
         attribute = "target_temperature"
-    return attribute if _READINGS.get(attribute) in caps else None
+    return attribute if STATE_ATTRIBUTES.get(attribute) in caps else None
 
 
 def command_for(device: Device, clause: Clause) -> str | None:
@@ -129,8 +113,5 @@ def can_do(device: Device, clause: Clause) -> bool:
 
 def query_attribute(device: Device, clause: Clause) -> str | None:
     """What a query clause reads on this device: a place asks its sensors."""
-    target = clause.target
-    place_only = (
-        target is not None and bool(target.places) and not (target.name or target.type_word)
-    )
+    place_only = clause.target is not None and clause.target.is_place_only
     return reading_attribute(device, clause.attribute, sensors_only=place_only)

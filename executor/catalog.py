@@ -295,12 +295,12 @@ def schema_message(error: ValidationError) -> str:
             kinds = [expected] if isinstance(expected, str) else expected
             return f"{_show(instance)} is not {' or '.join(_KINDS.get(k, k) for k in kinds)}"
         case "minimum" | "maximum" if "minimum" in schema and "maximum" in schema:
-            low, high = _number(schema["minimum"]), _number(schema["maximum"])
+            low, high = format_number(schema["minimum"]), format_number(schema["maximum"])
             return f"{_show(instance)} is not within {low}–{high}"
         case "minimum":
-            return f"{_show(instance)} is less than {_number(expected)}"
+            return f"{_show(instance)} is less than {format_number(expected)}"
         case "maximum":
-            return f"{_show(instance)} is more than {_number(expected)}"
+            return f"{_show(instance)} is more than {format_number(expected)}"
         case "minLength" | "minItems" if expected == 1:
             return f"{_show(instance)} is empty"
         case "maxLength":
@@ -352,5 +352,6 @@ def _show(value: object) -> str:
     return text if len(text) <= 40 else text[:39] + "…"
 
 
-def _number(value: float) -> str:
+def format_number(value: float) -> str:
+    """26.0 → "26", 26.5 → "26.5": how numbers appear in messages and replies."""
     return str(int(value)) if float(value).is_integer() else str(value)

@@ -11,8 +11,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from jiayu.executor.actions import SETTERS, command_for, value_attribute
-from jiayu.executor.catalog import params_error, value_range
+from jiayu.executor.actions import command_for, value_attribute
+from jiayu.executor.catalog import format_number, params_error, value_range
 from jiayu.home import Device
 from jiayu.ir import Clause, Value
 from jiayu.resolver.resolve import attribute_word, shown
@@ -58,7 +58,7 @@ def plan(clause: Clause, device: Device, read: Mapping[str, Any] | None) -> Comm
     if error is not None:
         bounds = value_range(device, command)
         if bounds is not None and "value" in params:
-            low, high = (_show(b) for b in bounds)
+            low, high = (format_number(b) for b in bounds)
             unit = {"target_temperature": "度", "color_temp": "K"}.get(attribute, "")
             return Refusal(
                 device.id,
@@ -112,12 +112,3 @@ def _speed(value: Value, read: Mapping[str, Any] | None) -> str | None:
 def needs_read(clause: Clause) -> bool:
     """Whether planning reads the device first (relative values)."""
     return clause.action == "adjust"
-
-
-def setter_attribute(command: str) -> str | None:
-    """The attribute a setter command writes, for replies."""
-    return next((a for a, (_, cmd) in SETTERS.items() if cmd == command), None)
-
-
-def _show(number: float) -> str:
-    return str(int(number)) if float(number).is_integer() else str(number)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from jiayu.executor.catalog import format_number
 from jiayu.home import Device, Home
 from jiayu.ir import Clause
 from jiayu.resolver.resolve import attribute_word, shown
@@ -54,7 +55,7 @@ def value_phrase(attribute: str, value: Any) -> str:
         return _MODES.get(str(value), str(value))
     if attribute == "fan_speed":
         return _SPEEDS.get(str(value), str(value))
-    number = _number(value)
+    number = format_number(value) if isinstance(value, int | float) else str(value)
     unit = {
         "target_temperature": "度",
         "temperature": "度",
@@ -120,9 +121,3 @@ def reading_phrase(where: str, attribute: str, value: float) -> str:
     if attribute == "temperature":
         return f"{where}现在{shown_value}"
     return f"{where}{attribute_word(attribute)}现在{shown_value}"
-
-
-def _number(value: Any) -> str:
-    if isinstance(value, float) and value.is_integer():
-        return str(int(value))
-    return str(value)

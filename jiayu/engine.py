@@ -408,7 +408,8 @@ class Engine:
                 continue
             state.answers.append({"device": device_id, "attribute": attribute, "value": value})
             state.devices.append(device_id)
-            if _place_only(clause.target) and isinstance(value, int | float):
+            place_only = clause.target is not None and clause.target.is_place_only
+            if place_only and isinstance(value, int | float):
                 # 客厅温度多少 asks about the room, so the room answers: 客厅现在27.5度.
                 room = shown(self.home.room(device.room).name)
                 parts.append(reading_phrase(room, attribute, float(value)))
@@ -426,14 +427,12 @@ class Engine:
         """Check a condition once against a fresh read; False records why."""
         if condition is None:
             return True
-        probe = Clause("query", condition.subject or Target(), attribute=condition.attribute)
         if condition.subject is None:
             rooms = list(focus) or list(session.recent_rooms)[:1]
             if not rooms:
                 state.outcomes.append("rejected")
                 state.replies.append(f"不知道要读哪里的{_word(condition.attribute)}")
                 return False
-            probe = Clause("query", Target(places=()), attribute=condition.attribute)
             sources = [
                 d.id
                 for d in self.home.devices_in_room(rooms[0])
@@ -450,7 +449,6 @@ class Engine:
                 if reading_attribute(self.home.device(d), condition.attribute)
                 == condition.attribute
             ]
-        del probe
         values: list[float] = []
         for device_id in sources:
             try:
@@ -543,10 +541,6 @@ def _command_json(command: Command) -> dict[str, Any]:
 
 def _rooms(target: Target) -> list[str]:
     return [p.id for p in target.places if p.kind == "room" and p.id]
-
-
-def _place_only(target: Target | None) -> bool:
-    return target is not None and bool(target.places) and not (target.name or target.type_word)
 
 
 def _as_set(target: Target) -> Target:

@@ -50,7 +50,3 @@ class HomeError(InputError):
 
 class CorpusError(InputError):
     """A corpus file is invalid."""
-
-
-class GrammarError(JiayuError):
-    """The shipped grammar or lexicon is inconsistent (a bug in jiayu, not in the input)."""

@@ -372,19 +372,19 @@ def _device(
 def _check_names(devices: Sequence[Device], rooms: Sequence[Room], report: _Report) -> None:
     # A device called like a room would make "客厅" mean two things; other clashes are allowed
     # and resolved by the clarify rules.
-    room_words = {_plain(a): "alias" for r in rooms for a in r.aliases}
-    room_words |= {_plain(r.name): "name" for r in rooms}
+    room_words = {plain_name(a): "alias" for r in rooms for a in r.aliases}
+    room_words |= {plain_name(r.name): "name" for r in rooms}
     for i, device in enumerate(devices):
         words: list[tuple[tuple[str | int, ...], str, str]] = [
             (("devices", i, "name"), "name", device.name)
         ]
         words += [(("devices", i, "aliases", j), "alias", a) for j, a in enumerate(device.aliases)]
         for path, kind, word in words:
-            if (room_kind := room_words.get(_plain(word))) is not None:
+            if (room_kind := room_words.get(plain_name(word))) is not None:
                 shown = json.dumps(word, ensure_ascii=False)
                 report(path, f"device {kind} {shown} equals a room {room_kind}")
 
 
-def _plain(text: str) -> str:
-    """The text as mentions are compared: without 的 and whitespace."""
+def plain_name(text: str) -> str:
+    """The text as names are compared: without 的 and whitespace (客厅的灯 is 客厅灯)."""
     return re.sub(r"[\s的]", "", text)

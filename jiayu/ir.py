@@ -82,6 +82,11 @@ class Target:
     """它/那个 binds to one recent device; 它们/这些 to the devices of the last turn."""
 
     @property
+    def is_place_only(self) -> bool:
+        """Only places were said (客厅温度多少): a place is asked, not a device."""
+        return bool(self.places) and not (self.name or self.type_word or self.reference)
+
+    @property
     def is_set(self) -> bool:
         """A quantifier, a count or an exclusion always makes a set."""
         return self.quantifier != "one" or self.count is not None or bool(self.exclude)

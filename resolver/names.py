@@ -14,9 +14,8 @@ from dataclasses import dataclass
 
 from rapidfuzz import fuzz
 
-from jiayu.compiler.lexicon import strip_de
 from jiayu.compiler.pinyin import name_keys, said_key
-from jiayu.home import Home
+from jiayu.home import Home, plain_name
 from jiayu.ir import MatchKind
 
 FUZZY_CUTOFF = 75.0
@@ -45,12 +44,12 @@ class NameIndex:
         alias: dict[str, list[str]] = defaultdict(list)
         bare: dict[str, list[str]] = defaultdict(list)
         for device in home.devices:
-            full[strip_de(device.name)].append(device.id)
+            full[plain_name(device.name)].append(device.id)
             for a in device.aliases:
-                alias[strip_de(a)].append(device.id)
+                alias[plain_name(a)].append(device.id)
             b = home.bare_name(device)
             if b:
-                bare[strip_de(b)].append(device.id)
+                bare[plain_name(b)].append(device.id)
         self._rooms = {d.id: d.room for d in home.devices}
         self._full = {k: tuple(v) for k, v in full.items()}
         self._alias = {k: tuple(v) for k, v in alias.items()}
@@ -70,7 +69,7 @@ class NameIndex:
 
     def exact(self, mention: str) -> NameMatch | None:
         """A full name or alias match (the device itself); None if there is none."""
-        key = strip_de(mention)
+        key = plain_name(mention)
         if key in self._full:
             return NameMatch(self._full[key], "exact", 1.0)
         if key in self._alias:
@@ -79,11 +78,11 @@ class NameIndex:
 
     def bare_in_room(self, bare: str, room: str) -> tuple[str, ...]:
         """Devices in `room` whose bare name is `bare` (客厅 + 灯 → the device 客厅灯)."""
-        return tuple(d for d in self._bare.get(strip_de(bare), ()) if self._rooms[d] == room)
+        return tuple(d for d in self._bare.get(plain_name(bare), ()) if self._rooms[d] == room)
 
     def lookup(self, mention: str) -> NameMatch | None:
         """Full name, alias or bare name, merged; None if none matches exactly."""
-        key = strip_de(mention)
+        key = plain_name(mention)
         ids = (*self._full.get(key, ()), *self._alias.get(key, ()), *self._bare.get(key, ()))
         if not ids:
             return None
@@ -92,7 +91,7 @@ class NameIndex:
 
     def fuzzy(self, mention: str) -> list[tuple[str, NameMatch]]:
         """Names close to the mention, best first: (name, match) with score >= FUZZY_CUTOFF."""
-        key = strip_de(mention)
+        key = plain_name(mention)
         if not key:
             return []
         candidates = {name for gram in _bigrams(key) for name in self._bigrams.get(gram, ())}
