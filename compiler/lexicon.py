@@ -57,8 +57,9 @@ _FIXED = _fixed_entries()
 
 
 def _home_entries(home: Home) -> Iterable[tuple[str, Entry]]:
-    # Device names first, so fixed words and then places override them (a bare
-    # name 灯 stays the type word 灯; the resolver still tries it as a name).
+    # Later entries win a shared surface. Device names come first, then places and scenes,
+    # then the fixed vocabulary: a home cannot turn 确认 or 所有 into one of its names, and a
+    # bare name 灯 stays the type word 灯 (the resolver still tries it as a name).
     for device in home.devices:
         for word, match in ((device.name, "exact"), *((a, "alias") for a in device.aliases)):
             key = plain_name(word)
@@ -67,8 +68,6 @@ def _home_entries(home: Home) -> Iterable[tuple[str, Entry]]:
         if bare:
             key = plain_name(bare)
             yield key, Entry("NAME", key, key, "exact")
-    for word, entry in _FIXED.items():
-        yield word, entry
     for kind, items in (
         ("ROOM", home.rooms),
         ("FLOOR", home.floors),
@@ -79,6 +78,7 @@ def _home_entries(home: Home) -> Iterable[tuple[str, Entry]]:
             for word, match in ((item.name, "exact"), *((a, "alias") for a in item.aliases)):
                 key = plain_name(word)
                 yield key, Entry(kind, item.id, key, match)  # type: ignore[arg-type]
+    yield from _FIXED.items()
 
 
 class Lexicon:

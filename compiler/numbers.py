@@ -10,8 +10,19 @@ NUMBER_START = _NUMERAL_CHARS | _ASCII_DIGITS
 """Characters a number can start with: a cheap test before scanning."""
 
 
+MAX_DIGITS = 9
+"""Longer numbers mean nothing to a home (and 1e400 is infinity): they are not numbers."""
+
+
 def scan_number(text: str, start: int) -> tuple[int, float] | None:
     """The longest number starting at `start`: (end, value), or None."""
+    found = _scan(text, start)
+    if found is None or found[0] - start > MAX_DIGITS * 2 or not found[1] < 10**MAX_DIGITS:
+        return None
+    return found
+
+
+def _scan(text: str, start: int) -> tuple[int, float] | None:
     end = start
     n = len(text)
     if end < n and text[end] in _ASCII_DIGITS:

@@ -28,6 +28,8 @@ from jiayu.compiler.lexicon import FILLER, Lexicon
 from jiayu.compiler.normalize import MAX_LENGTH, normalize
 from jiayu.ir import Compiled, NoParse, Parse, Token
 
+MAX_CLAUSES = 20
+"""More actions than this in one breath is not a home command; it is refused whole."""
 GRAMMAR_TEXT = resources.files("jiayu.grammar").joinpath("jiayu.lark").read_text("utf-8")
 _lock = threading.Lock()
 _parser: Lark | None = None
@@ -83,6 +85,14 @@ def compile_text(text: str, lexicon: Lexicon) -> Compiled:
         return _no_parse(norm, words, tokens, err)
     except Unsupported as err:
         return NoParse(norm, words[0].start, "unsupported", str(err), tuple(tokens))
+    if len(body.clauses) > MAX_CLAUSES:
+        return NoParse(
+            norm,
+            0,
+            "too_many_clauses",
+            f"more than {MAX_CLAUSES} actions in one utterance",
+            tuple(tokens),
+        )
     return Parse(norm, body.clauses, confidence(words), tuple(tokens))
 
 

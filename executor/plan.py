@@ -48,6 +48,8 @@ def plan(clause: Clause, device: Device, read: Mapping[str, Any] | None) -> Comm
         speed = _speed(value, read)
         if speed is None:
             return Refusal(device.id, f"{shown(device.name)}的风速读不到")
+        if speed not in (*SPEEDS, "auto"):
+            return Refusal(device.id, f"{shown(device.name)}风速可调范围是1到100")
         params = {"speed": speed}
     else:
         number = _number(device, command, attribute, value, read)
@@ -56,16 +58,19 @@ def plan(clause: Clause, device: Device, read: Mapping[str, Any] | None) -> Comm
         params = {"value": number}
     error = params_error(device, command, params)
     if error is not None:
-        bounds = value_range(device, command)
-        if bounds is not None and "value" in params:
-            low, high = (format_number(b) for b in bounds)
-            unit = {"target_temperature": "度", "color_temp": "K"}.get(attribute, "")
-            return Refusal(
-                device.id,
-                f"{shown(device.name)}{attribute_word(attribute)}可调范围是{low}到{high}{unit}",
-            )
+        if "value" in params and value_range(device, command) is not None:
+            return _out_of_range(device, command, attribute)
         return Refusal(device.id, f"{shown(device.name)}不接受这个值：{error}")
     return Command(device.id, command, params)
+
+
+def _out_of_range(device: Device, command: str, attribute: str) -> Refusal:
+    bounds = value_range(device, command)
+    assert bounds is not None
+    low, high = (format_number(b) for b in bounds)
+    unit = {"target_temperature": "度", "color_temp": "K"}.get(attribute, "")
+    what = f"{shown(device.name)}{attribute_word(attribute)}"
+    return Refusal(device.id, f"{what}可调范围是{low}到{high}{unit}")
 
 
 def _number(
@@ -88,6 +93,9 @@ def _number(
     else:
         assert value.number is not None
         number = value.number
+        if not bounds[0] <= number <= bounds[1]:
+            # Checked before rounding: 100.4% is out of range, not 100%.
+            return _out_of_range(device, command, attribute)
     if attribute in _INTEGER:
         return round(number)
     return int(number) if float(number).is_integer() else number
@@ -100,6 +108,8 @@ def _speed(value: Value, read: Mapping[str, Any] | None) -> str | None:
         return "high" if value.direction > 0 else "low"
     if value.kind == "absolute" and value.number is not None:
         n = value.number
+        if not 1 <= n <= 100:
+            return "out of range"  # only 1-100 maps to a level
         return "low" if n <= 33 else "medium" if n <= 66 else "high"
     current = (read or {}).get("fan_speed")
     if current is None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import logging
 import os
 import threading
+from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -31,6 +32,9 @@ from jiayu.resolver.session import Command, PendingClarify, PendingConfirm, Sess
 from jiayu.result import Outcome, Result, most_blocking
 
 log = logging.getLogger("jiayu")
+
+MAX_SESSIONS = 10_000
+"""Sessions kept per engine; the least recently used is forgotten beyond this."""
 
 _OPS = {
     ">": lambda a, b: a > b,
@@ -73,7 +77,7 @@ class Engine:
         self.resolver = Resolver(home, self.names)
         self.hub: Hub = hub if hub is not None else SimulatedHub(home)
         self._audit = AuditLog(audit_path) if audit_path is not None else None
-        self._sessions: dict[str, Session] = {}
+        self._sessions: OrderedDict[str, Session] = OrderedDict()
         self._sessions_lock = threading.Lock()
 
     def fresh(self, *, hub: Hub | None = None) -> Engine:
@@ -84,7 +88,7 @@ class Engine:
         engine.resolver = self.resolver
         engine.hub = hub if hub is not None else SimulatedHub(self.home)
         engine._audit = self._audit
-        engine._sessions, engine._sessions_lock = {}, threading.Lock()
+        engine._sessions, engine._sessions_lock = OrderedDict(), threading.Lock()
         return engine
 
     @classmethod
@@ -98,6 +102,10 @@ class Engine:
             session = self._sessions.get(session_id)
             if session is None:
                 session = self._sessions[session_id] = Session(session_id)
+                if len(self._sessions) > MAX_SESSIONS:
+                    self._sessions.popitem(last=False)  # the least recently used one
+            else:
+                self._sessions.move_to_end(session_id)
             return session
 
     def turn(self, text: str, session_id: str = "default") -> Result:
@@ -304,8 +312,12 @@ class Engine:
         assert clause.scene is not None
         scene = self.home.scene(clause.scene)
         commands = [Command(s.device, s.command, dict(s.params)) for s in scene.steps]
-        state.replies.append(f"好的，已执行{shown(scene.name)}")
+        failed_before, held_before = len(state.failures), len(state.held)
         self._send(commands, text, session, state, quiet=True)
+        if len(state.failures) == failed_before and len(state.held) == held_before:
+            state.replies.append(f"好的，已执行{shown(scene.name)}")
+        else:  # the reply never claims a scene ran whole when a step failed or waits
+            state.replies.append(f"{shown(scene.name)}已部分执行")
         return tuple(dict.fromkeys(c.device for c in commands))
 
     def _send(
@@ -324,6 +336,8 @@ class Engine:
         held: list[Command] = []
         failed: list[Command] = []
         for command in commands:
+            if command in state.sent or command in sent:
+                continue  # 客厅灯和客厅灯: one device gets one identical command per turn
             device = self.home.device(command.device)
             error = params_error(device, command.command, command.params)
             if error is not None:  # never send what the schema refuses

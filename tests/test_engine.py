@@ -200,3 +200,83 @@ def test_a_scene_expands_into_its_steps(engine: Engine) -> None:
     assert result.outcome == "executed"
     assert ("lock_front", "lock") in _sent(result)
     assert len(result.commands) == len(engine.home.scene("scene_sleep").steps)
+
+
+def test_a_yes_word_starting_a_new_command_does_not_confirm(engine: Engine) -> None:
+    engine.turn("打开门锁")
+    result = engine.turn("好的，打开客厅灯")
+    assert _sent(result) == [("light_living", "turn_on")]
+    assert engine.hub.read("lock_front")["locked"] is True
+
+
+def test_an_ordinal_answers_nothing_when_nothing_was_offered(engine: Engine) -> None:
+    asked = engine.turn("把它调到50")
+    assert asked.outcome == "clarify" and asked.options == []
+    assert engine.turn("第一个").commands == []
+
+
+def test_a_missing_target_is_answered_by_naming_it(engine: Engine) -> None:
+    engine.turn("调到26度")
+    result = engine.turn("书房空调")
+    assert result.commands == [
+        {"device": "ac_study", "command": "set_temperature", "params": {"value": 26}}
+    ]
+
+
+def test_a_clause_after_a_failed_one_does_not_guess_from_older_turns(engine: Engine) -> None:
+    engine.turn("打开客厅电视")
+    result = engine.turn("打开前门灯，调到30")
+    assert result.commands == []
+
+
+def test_one_question_is_asked_per_turn(engine: Engine) -> None:
+    asked = engine.turn("打开台灯和电视")
+    assert set(asked.options) == {"lamp_study", "lamp_bedroom"}
+    assert _sent(engine.turn("第一个")) == [("lamp_study", "turn_on")]
+
+
+def test_a_target_found_only_fuzzily_is_asked_back_before_acting(engine: Engine) -> None:
+    asked = engine.turn("打开阿客厅灯")
+    assert asked.outcome == "clarify" and asked.options == ["light_living"]
+    assert asked.reply == "没太听清，你是要打开客厅灯吗？"
+    assert _sent(engine.turn("对")) == [("light_living", "turn_on")]
+
+
+def test_the_same_command_is_sent_once_per_turn(engine: Engine) -> None:
+    assert _sent(engine.turn("打开客厅灯和客厅灯")) == [("light_living", "turn_on")]
+
+
+def test_a_number_too_long_to_mean_anything_is_not_a_number(engine: Engine) -> None:
+    result = engine.turn("客厅灯调到" + "1" * 400)
+    assert result.commands == []
+    assert result.outcome in ("unknown", "rejected", "clarify")
+
+
+def test_home_names_never_shadow_grammar_words(demo_engine: Engine) -> None:
+    import dataclasses
+
+    from jiayu.home import Scene
+
+    home = demo_engine.home
+    scenes = tuple(
+        dataclasses.replace(s, aliases=("确认",)) if s.id == "scene_home" else s
+        for s in home.scenes
+    )
+    engine = Engine(dataclasses.replace(home, scenes=scenes))
+    assert isinstance(engine.home.scenes[0], Scene)
+    engine.turn("打开门锁")
+    assert _sent(engine.turn("确认")) == [("lock_front", "unlock")]
+
+
+def test_sessions_beyond_the_cap_forget_the_least_recently_used(engine: Engine) -> None:
+    import jiayu.engine as module
+
+    cap = module.MAX_SESSIONS
+    module.MAX_SESSIONS = 2
+    try:
+        engine.turn("打开书房空调", session_id="a")
+        engine.turn("打开客厅灯", session_id="b")
+        engine.turn("打开卧室灯", session_id="c")
+        assert engine.turn("把它关掉", session_id="a").outcome == "clarify"
+    finally:
+        module.MAX_SESSIONS = cap
