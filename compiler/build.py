@@ -116,7 +116,7 @@ class Builder:
     # --- utterance ---------------------------------------------------------
 
     def start(self, *children: Any) -> Body:
-        return Body(tuple(_scope_exclusions(children[-1])))
+        return Body(tuple(_named_ahead(_scope_exclusions(children[-1]))))
 
     def clauses(self, *children: Any) -> list[Clause]:
         return [c for child in children if isinstance(child, list) for c in child]
@@ -499,6 +499,43 @@ def _scope_exclusions(clauses: list[Clause]) -> list[Clause]:
         clause = out[previous]
         assert clause.target is not None
         out[previous] = replace(clause, target=_excluding(clause.target, pending))
+    return out
+
+
+_NEEDS_TARGET = frozenset(
+    {
+        "on",
+        "off",
+        "set",
+        "adjust",
+        "query",
+        "mute",
+        "unmute",
+        "play",
+        "pause",
+        "next_track",
+        "previous_track",
+        "stop",
+    }
+)
+
+
+def _named_ahead(clauses: list[Clause]) -> list[Clause]:
+    """A target said on its own before a clause that has none is that clause's target
+    (卧室空调，开一下); a bare 那个/这个 before a full clause is hesitation, not a target."""
+    out: list[Clause] = []
+    carried: Target | None = None
+    for clause in clauses:
+        if carried is not None and clause.target is None and clause.action in _NEEDS_TARGET:
+            clause = replace(clause, target=carried)
+        carried = None
+        if clause.action == "select" and clause.target is not None and clause is not clauses[-1]:
+            target = clause.target
+            if target.reference and not (target.places or target.name or target.type_word):
+                continue
+            carried = target
+            continue
+        out.append(clause)
     return out
 
 

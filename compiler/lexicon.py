@@ -216,14 +216,42 @@ _VERBS = frozenset(
 _CLAUSE_START = frozenset({"SEP", "IF", "THEN"})
 
 
+# What a clause can end with: after these, 和/、 starts a new clause.
+_CLAUSE_END = _VERBS | {
+    "YIDIAN",
+    "NUM",
+    "DEG",
+    "DEG_HALF",
+    "PCT",
+    "KELVIN",
+    "HALF",
+    "MODE",
+    "SPEED",
+}
+
+
 def _adverbs(tokens: list[Token]) -> list[Token]:
-    """把它们再打开 / 温度再调低两度: 再 after the target and before the verb means "again",
-    not "and then", so it is dropped like a filler."""
+    """Words whose role depends on where the clause stands:
+    - 再 after the target and before the verb (把它们再打开) means "again", not "and then",
+      so it is dropped like a filler;
+    - 、/和 right after a finished clause (客厅灯关掉、卧室灯打开) separates clauses;
+    - a verb said twice in a row (打开打开客厅灯) is said once."""
     out: list[Token] = []
     has_verb = False
     has_words = False
     for token in tokens:
+        last = next((t for t in reversed(out) if t.kind != FILLER), None)
         if token.kind == "SEP" and token.text == "再" and has_words and not has_verb:
+            out.append(Token(FILLER, token.text, token.said, token.start, token.match, None))
+            continue
+        if token.kind == "AND" and last is not None and last.kind in _CLAUSE_END and has_words:
+            token = Token("SEP", token.text, token.said, token.start, token.match, "sep")
+        elif (
+            last is not None
+            and token.kind in _VERBS
+            and last.kind == token.kind
+            and last.text == token.text
+        ):
             out.append(Token(FILLER, token.text, token.said, token.start, token.match, None))
             continue
         if token.kind in _CLAUSE_START:

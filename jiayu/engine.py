@@ -204,6 +204,8 @@ class Engine:
         for clause in clauses:
             if state.asked:
                 break  # one question per turn: later clauses may depend on its answer
+            if clause.action in ("confirm", "cancel") and len(clauses) > 1:
+                continue  # 算了，还是把它打开吧: an interjection beside a command
             condition = clause.condition
             if condition is not None:
                 if condition.subject is not None:

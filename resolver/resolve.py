@@ -222,9 +222,18 @@ class Resolver:
                 candidates = tuple(d for d in candidates if d in scope)
         else:
             if not target.places and target.type_word and not target.is_set:
-                exact = self.names.exact(target.type_word)  # a device aliased 门锁
-                if exact is not None:
-                    return self._single(clause, exact.devices, session, focus, target, exact.kind)
+                # The name rule comes before the type rule: a type word that is a device's
+                # name, alias or bare name (门锁, 取暖器) means exactly those devices.
+                for room in reversed(focus):  # 客厅灯开一下，顺便把窗帘拉上
+                    place = Place("room", room, self.home.room(room).name)
+                    named = self.composed(place, target.type_word)
+                    if named is not None:
+                        return self._single(
+                            clause, named.devices, session, focus, target, named.kind
+                        )
+                known = self.names.lookup(target.type_word)
+                if known is not None:
+                    return self._single(clause, known.devices, session, focus, target, known.kind)
             typed = self._of_type(target.device_type)
             candidates = typed if scope is None else tuple(d for d in typed if d in scope)
         for excluded in target.exclude:

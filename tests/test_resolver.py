@@ -98,7 +98,8 @@ def test_nothing_found_is_refused_naming_what_was_sought(engine: Engine) -> None
 def test_a_recent_device_settles_an_ambiguous_mention(engine: Engine) -> None:
     session = Session("t")
     session.recent_devices.appendleft("ac_kids")
-    assert _resolve(engine, "空调调到25度", session) == Found(("ac_kids",), "exact")
+    found = _resolve(engine, "空调调到25度", session)
+    assert isinstance(found, Found) and found.devices == ("ac_kids",)
 
 
 def test_a_reference_with_no_history_asks(engine: Engine) -> None:
