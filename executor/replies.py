@@ -11,7 +11,7 @@ from jiayu.ir import Clause
 from jiayu.resolver.resolve import attribute_word, shown
 from jiayu.resolver.session import Command
 
-_VERBS = {
+COMMAND_VERBS = {
     "turn_on": "打开",
     "turn_off": "关闭",
     "open": "打开",
@@ -78,8 +78,8 @@ def done_phrase(home: Home, clause: Clause | None, sent: Sequence[Command]) -> s
     for (name, _), devices in groups.items():
         params = next(c.params for c in sent if c.command == name and c.device == devices[0])
         who = names_phrase(home, devices, clause)
-        if name in _VERBS:
-            parts.append(f"已{_VERBS[name]}{who}")
+        if name in COMMAND_VERBS:
+            parts.append(f"已{COMMAND_VERBS[name]}{who}")
             continue
         attribute = {
             "set_brightness": "brightness",

@@ -23,7 +23,13 @@ from jiayu.executor.audit import AuditLog
 from jiayu.executor.catalog import HIGH_RISK, params_error
 from jiayu.executor.hub import FAULT_WORDS, Hub, HubError, SimulatedHub
 from jiayu.executor.plan import Refusal, needs_read, plan
-from jiayu.executor.replies import answer_phrase, done_phrase, names_phrase, reading_phrase
+from jiayu.executor.replies import (
+    COMMAND_VERBS,
+    answer_phrase,
+    done_phrase,
+    names_phrase,
+    reading_phrase,
+)
 from jiayu.home import Home, load_home
 from jiayu.ir import Clause, Condition, Parse, Target, to_json
 from jiayu.resolver.names import NameIndex
@@ -385,8 +391,7 @@ class Engine:
             state.held.extend(held)
             state.outcomes.append("confirm")
             names = "、".join(shown(self.home.device(c.device).name) for c in held)
-            verbs = {"unlock": "解锁", "open_valve": "打开"}
-            verb = verbs.get(held[0].command, "执行")
+            verb = COMMAND_VERBS.get(held[0].command, "执行")
             state.replies.append(f"确定要{verb}{names}吗？请说“确认”。")
         if failed:
             state.outcomes.append("executed" if sent else "rejected")
