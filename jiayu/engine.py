@@ -30,10 +30,18 @@ from jiayu.executor.replies import (
     names_phrase,
     reading_phrase,
 )
-from jiayu.home import Home, load_home
+from jiayu.home import Home, load_home, room_prefix
 from jiayu.ir import Clause, Condition, Parse, Target, to_json
 from jiayu.resolver.names import NameIndex
-from jiayu.resolver.resolve import ACTION_WORDS, Ask, Found, Refuse, Resolver, shown
+from jiayu.resolver.resolve import (
+    ACTION_WORDS,
+    Ask,
+    Found,
+    Refuse,
+    Resolver,
+    attribute_word,
+    shown,
+)
 from jiayu.resolver.session import Command, PendingClarify, PendingConfirm, Session
 from jiayu.result import Outcome, Result, most_blocking
 
@@ -452,7 +460,7 @@ class Engine:
             rooms = list(focus) or list(session.recent_rooms)[:1]
             if not rooms:
                 state.outcomes.append("rejected")
-                state.replies.append(f"不知道要读哪里的{_word(condition.attribute)}")
+                state.replies.append(f"不知道要读哪里的{attribute_word(condition.attribute)}")
                 return False
             sources = [
                 d.id
@@ -481,7 +489,9 @@ class Engine:
         where = _place_words(condition.subject)
         if not values:
             state.outcomes.append("rejected")
-            state.replies.append(f"读不到{where}的{_word(condition.attribute)}，所以什么都没做")
+            state.replies.append(
+                f"读不到{where}的{attribute_word(condition.attribute)}，所以什么都没做"
+            )
             return False
         reading = sum(values) / len(values)
         holds = _OPS[condition.op](reading, condition.number)
@@ -543,9 +553,9 @@ class Engine:
 
     def _split_room(self, name: str) -> tuple[str | None, str]:
         for room in self.home.rooms:
-            for word in sorted((room.name, *room.aliases), key=len, reverse=True):
-                if name.startswith(word) and len(name) > len(word):
-                    return word, name[len(word) :]
+            word = room_prefix(room, name)
+            if word is not None and len(name) > len(word):
+                return word, name[len(word) :]
         return None, name
 
     def _type_of(self, name: str) -> str:
@@ -580,9 +590,3 @@ def _place_words(target: Target | None) -> str:
     elif target.type_word:
         words.append(target.type_word)
     return "".join(words) or "这里"
-
-
-def _word(attribute: str) -> str:
-    from jiayu.resolver.resolve import attribute_word
-
-    return attribute_word(attribute)

@@ -219,11 +219,23 @@ class Home:
         room = self._index.rooms.get(device.room)
         if room is None:
             return None
-        # Longest first, so 主卧室空调 in a room called 主卧 with alias 主卧室 leaves 空调.
-        for prefix in sorted((room.name, *room.aliases), key=len, reverse=True):
-            if device.name.startswith(prefix):
-                return _LEADING_FILLER.sub("", device.name[len(prefix) :]) or None
-        return None
+        prefix = room_prefix(room, device.name)
+        if prefix is None:
+            return None
+        return _LEADING_FILLER.sub("", device.name[len(prefix) :]) or None
+
+
+def room_prefix(room: Room, name: str) -> str | None:
+    """The room's name or alias that `name` starts with, longest first (so 主卧室空调 in a
+    room called 主卧 with alias 主卧室 gives 主卧室); None if it starts with neither."""
+    return next(
+        (
+            w
+            for w in sorted((room.name, *room.aliases), key=len, reverse=True)
+            if name.startswith(w)
+        ),
+        None,
+    )
 
 
 _LEADING_FILLER = re.compile(r"^[\s的]+")
