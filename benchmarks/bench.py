@@ -43,7 +43,7 @@ from homegen import generate_home  # noqa: E402
 
 from jiayu.compiler import Lexicon, compile_text  # noqa: E402
 from jiayu.engine import Engine  # noqa: E402
-from jiayu.executor.hub import SimulatedHub  # noqa: E402
+from jiayu.executor.hubs import SimulatedHub  # noqa: E402
 from jiayu.home import Home, load_home, parse_home  # noqa: E402
 from jiayu.ir import Clause, Parse  # noqa: E402
 from jiayu.replay import Case, load_cases  # noqa: E402

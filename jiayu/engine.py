@@ -21,7 +21,7 @@ from jiayu.compiler.compact import UNKNOWN, compact
 from jiayu.executor.actions import query_attribute, reading_attribute
 from jiayu.executor.audit import AuditLog
 from jiayu.executor.catalog import HIGH_RISK, params_error
-from jiayu.executor.hub import FAULT_WORDS, Hub, HubError, SimulatedHub
+from jiayu.executor.hubs import FAULT_WORDS, Hub, HubError, SimulatedHub
 from jiayu.executor.plan import Refusal, needs_read, plan
 from jiayu.executor.replies import (
     COMMAND_VERBS,

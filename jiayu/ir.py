@@ -28,10 +28,14 @@ Action = Literal[
     "confirm",  # 确认 / 是的
     "cancel",  # 算了 / 不用了
     "select",  # an answer to a pending question: 书房的 / 第一个
+    "remember",  # 记住我喜欢26度: store the value as the user's preference
+    "schedule_cancel",  # 取消定时 / 取消关空调的定时
+    "schedule_query",  # 还有多久关空调
 ]
 MatchKind = Literal["exact", "alias", "pinyin", "fuzzy", "unknown"]
 Quantifier = Literal["one", "all", "any"]
 Op = Literal[">", "<", ">=", "<="]
+Question = Literal["which", "count", "any", "all", "yes_no"]
 PlaceKind = Literal["room", "floor", "group", "home", "this_room", "other_rooms"]
 
 
@@ -96,15 +100,17 @@ class Target:
 class Value:
     """A value to set or a change to make."""
 
-    kind: Literal["absolute", "relative", "extreme"]
-    """absolute: 调到26度; relative: 调高一点 / 调低两度; extreme: 最亮 / 最低."""
+    kind: Literal["absolute", "relative", "extreme", "preferred"]
+    """absolute: 调到26度; relative: 调高一点 / 调低两度; extreme: 最亮 / 最低;
+    preferred: 调到我喜欢的温度 (the speaking user's stored preference for `attribute`)."""
     attribute: str | None = None
     """State attribute (brightness, color_temp, target_temperature, mode, fan_speed,
     position, volume); None when only the device can tell (调到50)."""
     number: float | None = None
     """The number said, already in the attribute's unit; for relative, the amount."""
     word: str | None = None
-    """An enum value: a mode (cool, heat, ...) or a fan speed (low, medium, high, auto)."""
+    """An enum value: a mode (cool, heat, ...), a fan speed (low, medium, high, auto) or a
+    named light colour on color_temp (warm, cool, natural: 暖光, 冷光, 自然光)."""
     unit: Literal["°C", "%", "K"] | None = None
     """The unit said, if any: it implies the attribute."""
     direction: int = 0
@@ -131,6 +137,20 @@ class Condition:
 
 
 @dataclass(frozen=True)
+class Timing:
+    """When a delayed command fires (半小时后, 晚上十点, 明天早上七点)."""
+
+    delay_s: float | None = None
+    """Seconds from now (半小时后 → 1800); None when a clock time is said."""
+    hour: int | None = None
+    """The clock hour, 0–23, already shifted by 下午/晚上; None with a delay."""
+    minute: int = 0
+    """The clock minute."""
+    day: int | None = None
+    """0 today, 1 tomorrow (明天), 2 后天; None: the next time the clock shows hour:minute."""
+
+
+@dataclass(frozen=True)
 class Clause:
     """One action on one target."""
 
@@ -148,6 +168,16 @@ class Clause:
     """For scene: the scene id."""
     condition: Condition | None = None
     """如果…就…: checked once, at execution, before this clause runs."""
+    negated: bool = False
+    """别开灯 / 不要关空调 / 灯不用开了: nothing is sent, the reply acknowledges it."""
+    when: Timing | None = None
+    """A delayed command: resolved now, sent when the time comes (outcome scheduled)."""
+    question: Question | None = None
+    """For query over a set or a yes/no: which (哪些灯开着), count (几盏灯开着), any (有没有灯
+    开着), all (门窗都关好了吗), yes_no (客厅灯是不是开着的)."""
+    expected: Any = None
+    """For which/count/any/all/yes_no: the state value asked about (True for 开着, False for
+    关好了); `attribute` says which attribute it is."""
 
 
 @dataclass(frozen=True)

@@ -16,7 +16,7 @@ from jsonschema import Draft202012Validator
 from jiayu.engine import Engine
 from jiayu.errors import CorpusError, Problem, json_pointer
 from jiayu.executor.catalog import schema_message
-from jiayu.executor.hub import SimulatedHub
+from jiayu.executor.hubs import SimulatedHub
 from jiayu.home import load_home
 from jiayu.result import Result
 

@@ -7,7 +7,7 @@ import threading
 from pathlib import Path
 
 from jiayu.engine import Engine
-from jiayu.executor.hub import SimulatedHub
+from jiayu.executor.hubs import SimulatedHub
 
 
 def _sent(result: object) -> list[tuple[str, str]]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from jiayu.executor.hub import HubError, SimulatedHub
+from jiayu.executor.hubs import HubError, SimulatedHub
 from jiayu.executor.plan import Refusal, plan
 from jiayu.home import Home
 from jiayu.ir import Clause, Value

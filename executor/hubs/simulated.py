@@ -1,8 +1,7 @@
-"""The hub: where state is read and commands are sent.
+"""`SimulatedHub`: the embedded default hub.
 
-`SimulatedHub` is the embedded default: in memory, seeded from the home's
-`state`, applying each command as the catalog says, and able to fail on
-demand so faults can be tested.
+In memory, seeded from the home's `state`, applying each command as the
+catalog says, and able to fail on demand so faults can be tested.
 """
 
 from __future__ import annotations
@@ -10,39 +9,11 @@ from __future__ import annotations
 import copy
 import threading
 from collections.abc import Mapping
-from typing import Any, Literal, Protocol
+from typing import Any
 
-from jiayu.errors import JiayuError
 from jiayu.executor.catalog import apply_command
+from jiayu.executor.hubs.base import Fault, HubError
 from jiayu.home import Home
-
-Fault = Literal["offline", "timeout", "refused"]
-FAULT_WORDS: dict[str, str] = {
-    "offline": "设备离线",
-    "timeout": "响应超时",
-    "refused": "设备拒绝执行",
-}
-
-
-class HubError(JiayuError):
-    """A read or a send failed at the hub."""
-
-    def __init__(self, device: str, reason: str) -> None:
-        self.device = device
-        self.reason = reason
-        super().__init__(f"{device}: {reason}")
-
-
-class Hub(Protocol):
-    """What the executor needs from a hub."""
-
-    def read(self, device_id: str) -> Mapping[str, Any]:
-        """The device's live state; raises HubError when it cannot be read."""
-        ...
-
-    def send(self, device_id: str, command: str, params: Mapping[str, Any]) -> None:
-        """Carry out one command; raises HubError when it fails."""
-        ...
 
 
 class SimulatedHub:

@@ -1,0 +1,54 @@
+"""What every hub is: the protocols the executor talks to, and the one error they raise.
+
+A hub reads a device's live state and carries out one command. `Hub` is the
+blocking form (the sync engine, paho's threads); `AsyncHub` the asyncio form.
+Either kind of hub fails with `HubError(device, reason)`, where `reason` is one
+of FAULT_WORDS' keys when it is a known fault; nothing else may escape a hub.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Literal, Protocol
+
+from jiayu.errors import JiayuError
+
+Fault = Literal["offline", "timeout", "refused"]
+FAULT_WORDS: dict[str, str] = {
+    "offline": "设备离线",
+    "timeout": "响应超时",
+    "refused": "设备拒绝执行",
+}
+
+
+class HubError(JiayuError):
+    """A read or a send failed at the hub."""
+
+    def __init__(self, device: str, reason: str) -> None:
+        self.device = device
+        self.reason = reason
+        super().__init__(f"{device}: {reason}")
+
+
+class Hub(Protocol):
+    """What the executor needs from a hub."""
+
+    def read(self, device_id: str) -> Mapping[str, Any]:
+        """The device's live state; raises HubError when it cannot be read."""
+        ...
+
+    def send(self, device_id: str, command: str, params: Mapping[str, Any]) -> None:
+        """Carry out one command; raises HubError when it fails."""
+        ...
+
+
+class AsyncHub(Protocol):
+    """The asyncio form of `Hub`: the same contract, awaited."""
+
+    async def read(self, device_id: str) -> Mapping[str, Any]:
+        """The device's live state; raises HubError when it cannot be read."""
+        ...
+
+    async def send(self, device_id: str, command: str, params: Mapping[str, Any]) -> None:
+        """Carry out one command; raises HubError when it fails."""
+        ...
