@@ -41,12 +41,12 @@ sys.path.insert(0, str(HERE))
 
 from homegen import generate_home  # noqa: E402
 
+from jiayu.cases import Case, load_cases  # noqa: E402
 from jiayu.compiler import Lexicon, compile_text  # noqa: E402
 from jiayu.engine import Engine  # noqa: E402
 from jiayu.executor.hubs import SimulatedHub  # noqa: E402
 from jiayu.home import Home, load_home, parse_home  # noqa: E402
 from jiayu.ir import Clause, Parse  # noqa: E402
-from jiayu.replay import Case, load_cases  # noqa: E402
 from jiayu.resolver.names import NameIndex  # noqa: E402
 from jiayu.resolver.session import Session  # noqa: E402
 

@@ -40,7 +40,8 @@ def _run(args: argparse.Namespace) -> int:
 
 
 def _replay(args: argparse.Namespace) -> int:
-    from jiayu.replay import load_cases, run_case, summary
+    from jiayu.cases import load_cases
+    from jiayu.replay import run_case, summary
 
     cases = [case for path in args.files for case in load_cases(path)]
     outcomes = [run_case(case) for case in cases]

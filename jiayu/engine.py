@@ -122,8 +122,18 @@ class Engine:
                 self._sessions.move_to_end(session_id)
             return session
 
-    def turn(self, text: str, session_id: str = "default") -> Result:
-        """Run one turn; never raises for any text."""
+    def turn(
+        self,
+        text: str,
+        session_id: str = "default",
+        *,
+        area: str | None = None,
+        user: str | None = None,
+    ) -> Result:
+        """Run one turn; never raises for any text.
+
+        `area` is the speaker's room id (a satellite's area), `user` who is speaking (for
+        preferences); a hub passes what it knows."""
         session = self.session(session_id)
         with session.lock:
             state = _Turn()

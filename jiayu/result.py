@@ -5,7 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-Outcome = Literal["executed", "answered", "clarify", "confirm", "rejected", "noop", "unknown"]
+Outcome = Literal[
+    "executed", "answered", "clarify", "confirm", "scheduled", "rejected", "noop", "unknown"
+]
 
 # Multi-clause turns report the most blocking outcome.
 PRECEDENCE: tuple[Outcome, ...] = (
@@ -14,6 +16,7 @@ PRECEDENCE: tuple[Outcome, ...] = (
     "rejected",
     "unknown",
     "answered",
+    "scheduled",
     "executed",
     "noop",
 )
@@ -31,9 +34,9 @@ class Result:
     text: str
     """The utterance as given."""
     outcome: Outcome
-    """executed, answered, clarify, confirm, rejected, noop or unknown."""
+    """executed, answered, clarify, confirm, scheduled, rejected, noop or unknown."""
     commands: list[dict[str, Any]] = field(default_factory=list)
-    """What was sent (for confirm: what waits), in order: {device, command, params}."""
+    """Exactly what was sent in this turn, in order: {device, command, params}."""
     answers: list[dict[str, Any]] = field(default_factory=list)
     """For queries: {device, attribute, value} from a fresh read."""
     options: list[str] = field(default_factory=list)
@@ -47,7 +50,14 @@ class Result:
     ir: dict[str, Any] = field(default_factory=dict)
     """The whole IR, for debugging."""
     failures: list[dict[str, Any]] = field(default_factory=list)
-    """Commands the hub failed: {device, command, reason}."""
+    """Sends and reads the hub failed: {device, command, reason}."""
+    pending: list[dict[str, Any]] = field(default_factory=list)
+    """For confirm: the commands waiting for the user's 确认, {device, command, params}."""
+    scheduled: list[dict[str, Any]] = field(default_factory=list)
+    """For scheduled: {id, at, commands}, `at` an ISO 8601 time with its offset."""
+    timings: dict[str, float] = field(default_factory=dict, compare=False)
+    """Seconds spent per stage (compile, llm, resolve, plan, send): for replay and benchmarks,
+    not part of the JSON contract."""
 
     def to_json(self) -> dict[str, Any]:
         """The Result as plain JSON (CONTRACTS.md §2)."""
@@ -62,4 +72,6 @@ class Result:
             "compact": self.compact,
             "ir": self.ir,
             "failures": self.failures,
+            "pending": self.pending,
+            "scheduled": self.scheduled,
         }

@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from jiayu.replay import Case, load_cases, run_case
+from jiayu.cases import Case, load_cases
+from jiayu.replay import run_case
 
 CORPUS = Path(__file__).resolve().parent.parent / "corpus"
 CASES = [case for path in sorted(CORPUS.glob("*.jsonl")) for case in load_cases(path)]
