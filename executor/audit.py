@@ -1,4 +1,9 @@
-"""The audit log: every command sent, one JSON line each, appended to a file."""
+"""The audit log: every command, one JSON line before it is sent and one with its result.
+
+It is write-ahead: a command whose intent line cannot be written is not sent, so
+the log never misses a command that reached a device. An engine whose audit path
+is not writable refuses to start (`AuditLog.check`).
+"""
 
 from __future__ import annotations
 
@@ -9,13 +14,28 @@ import time
 from collections.abc import Mapping
 from typing import Any
 
+from jiayu.errors import JiayuError
+
+
+class AuditError(JiayuError):
+    """The audit log cannot be written."""
+
 
 class AuditLog:
-    """Appends one line per command: time, session, text, device, command, params, result."""
+    """Appends one line per event: time, session, text, device, command, params, result
+    ("sending" before the send, then "ok" or the failure)."""
 
     def __init__(self, path: str | os.PathLike[str]) -> None:
         self.path = os.fspath(path)
         self._lock = threading.Lock()
+
+    def check(self) -> None:
+        """Raise AuditError unless the log can be appended to (opened, not truncated)."""
+        try:
+            with open(self.path, "a", encoding="utf-8"):
+                pass
+        except OSError as err:
+            raise AuditError(f"{self.path}: the audit log cannot be written: {err}") from err
 
     def record(
         self,
@@ -27,7 +47,7 @@ class AuditLog:
         params: Mapping[str, Any],
         result: str,
     ) -> None:
-        """Append one command and what came of it ("ok" or the failure)."""
+        """Append one line, flushed to the OS before returning; AuditError if it cannot be."""
         line = json.dumps(
             {
                 "time": time.time(),
@@ -40,5 +60,12 @@ class AuditLog:
             },
             ensure_ascii=False,
         )
-        with self._lock, open(self.path, "a", encoding="utf-8") as f:
-            f.write(line + "\n")
+        try:
+            # backslashreplace: a lone surrogate in what was said is logged as an escape,
+            # which JSON reads back, instead of blocking the send.
+            with self._lock, open(
+                self.path, "a", encoding="utf-8", errors="backslashreplace"
+            ) as f:
+                f.write(line + "\n")
+        except OSError as err:
+            raise AuditError(f"{self.path}: the audit log cannot be written: {err}") from err

@@ -185,7 +185,19 @@ LIMIT_KEYS: Mapping[str, str] = MappingProxyType(
 """Every key a device's ``limits`` may have, and the capability it needs."""
 
 HIGH_RISK: frozenset[str] = frozenset({"unlock", "open_valve"})
-"""Commands sent only after the user confirms them."""
+"""Commands sent only after the user confirms them, on any device."""
+_OPENING = frozenset({"turn_on", "open", "unlock", "open_valve"})
+_GUARDED_TYPES = frozenset({"Lock", "Valve"})
+
+
+def is_high_risk(device: Device, command: str) -> bool:
+    """Whether a command waits for 确认: unlock and open_valve anywhere, and anything that
+    opens or turns on a Lock- or Valve-typed device (or one acting as one), whatever its
+    capabilities: a door lock wired as a plain on/off relay still opens the door."""
+    if command in HIGH_RISK:
+        return True
+    serves = {device.type, *device.acts_as}
+    return command in _OPENING and bool(serves & _GUARDED_TYPES)
 
 # Attributes a command writes are checked with that command's params schema, so a state the
 # hub could never reach by a command is refused in a home file too.

@@ -121,3 +121,24 @@ def reading_phrase(where: str, attribute: str, value: float) -> str:
     if attribute == "temperature":
         return f"{where}现在{shown_value}"
     return f"{where}{attribute_word(attribute)}现在{shown_value}"
+
+
+_STATE_WORDS = {
+    "on": ("开着", "关着"),
+    "open": ("开着", "关着"),
+    "position": ("开着", "关着"),
+    "locked": ("锁着", "没锁"),
+    "playing": ("在播放", "没在播放"),
+    "muted": ("静音了", "没静音"),
+}
+
+
+def state_word(attribute: str, value: Any) -> str:
+    """The word for whether a device is in a state (开着 / 关着 / 锁着 / 没锁), so a question's
+    expected value and a read compare by meaning: a cover at 30% is 开着, like True."""
+    yes, no = _STATE_WORDS.get(attribute, ("是", "不是"))
+    if isinstance(value, bool) or value is None:
+        return yes if value else no
+    if isinstance(value, int | float):
+        return yes if value > 0 else no
+    return yes if value else no

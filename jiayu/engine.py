@@ -1,9 +1,15 @@
-"""The engine: one turn of one session, from text to a Result.
+"""The engine: one turn of one session, from text to a planned turn to a Result.
 
-It composes the stages (compile → resolve → plan → send) and owns the
-sessions; nothing else holds state. One engine serves many sessions from many
-threads: the home, lexicon and name index are immutable and shared, and each
-session's turns are serialised by that session's lock.
+It composes the stages (compile → [LLM fallback] → resolve → plan) and owns the
+sessions; `executor/` runs what it plans. A turn acts only on an utterance
+understood as a whole: anything not understood sends nothing. Planning never
+sends: it reads live state through the runner, computes every command, holds
+the risky ones, and hands ordered batches to a runner (sync here, asyncio in
+`jiayu/runtime.py`), so both APIs and the schedules share one planner.
+
+One engine serves many sessions from many threads: the home, lexicon and name
+index are immutable and shared, and each session's turns are serialised by that
+session's lock.
 """
 
 from __future__ import annotations
@@ -11,16 +17,17 @@ from __future__ import annotations
 import logging
 import os
 import threading
+import time
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from jiayu.compiler import CONFIDENCE_THRESHOLD, Lexicon, compile_text
 from jiayu.compiler.compact import UNKNOWN, compact
 from jiayu.executor.actions import query_attribute, reading_attribute
 from jiayu.executor.audit import AuditLog
-from jiayu.executor.catalog import HIGH_RISK, params_error
+from jiayu.executor.catalog import apply_command, is_high_risk, params_error
 from jiayu.executor.hubs import FAULT_WORDS, Hub, HubError, SimulatedHub
 from jiayu.executor.plan import Refusal, needs_read, plan
 from jiayu.executor.replies import (
@@ -29,21 +36,28 @@ from jiayu.executor.replies import (
     done_phrase,
     names_phrase,
     reading_phrase,
+    state_word,
 )
+from jiayu.executor.run import Batch, Listener, Report, SyncRunner
 from jiayu.home import Home, load_home, room_prefix
-from jiayu.ir import Clause, Condition, Parse, Target, to_json
+from jiayu.ir import Clause, Compiled, Condition, NoParse, Parse, Target, to_json
 from jiayu.resolver.names import NameIndex
 from jiayu.resolver.resolve import (
     ACTION_WORDS,
     Ask,
     Found,
     Refuse,
+    Resolution,
     Resolver,
     attribute_word,
     shown,
 )
 from jiayu.resolver.session import Command, PendingClarify, PendingConfirm, Session
 from jiayu.result import Outcome, Result, most_blocking
+
+if TYPE_CHECKING:
+    from jiayu.compiler.llm import Fallback
+    from jiayu.compiler.llm.client import LLMClient
 
 log = logging.getLogger("jiayu")
 
@@ -57,22 +71,50 @@ _OPS = {
     "<=": lambda a, b: a <= b,
 }
 _OP_WORDS = {">": "超过", "<": "低于", ">=": "达到", "<=": "不超过"}
+_NEGATED_VERBS = {"on": "开", "off": "关", "set": "调", "adjust": "调", "scene": "执行"}
+
+Reader = Callable[[str], Mapping[str, Any] | HubError]
+"""A fresh read of one device, or the hub's error."""
 
 
 @dataclass
-class _Turn:
-    """What one turn has done so far."""
+class Draft:
+    """One turn while it is planned, then while its batches run: everything the Result
+    and the session need. Parts keep the reply in the order the clauses were said."""
 
+    text: str
+    session: Session
+    area: str | None = None
+    user: str | None = None
+    parts: list[str | Batch] = field(default_factory=list)
     outcomes: list[Outcome] = field(default_factory=list)
-    sent: list[Command] = field(default_factory=list)
     held: list[Command] = field(default_factory=list)
     answers: list[dict[str, Any]] = field(default_factory=list)
     options: list[str] = field(default_factory=list)
-    replies: list[str] = field(default_factory=list)
     failures: list[dict[str, Any]] = field(default_factory=list)
     devices: list[str] = field(default_factory=list)
-    rooms: list[str] = field(default_factory=list)
-    asked: bool = False  # a clarify is pending: the turn asks one question only
+    asked: bool = False  # a clause asks: it and every later clause wait for the answer
+    # What this turn will have done to each device it reads or commands, so a later clause
+    # reads the state the earlier ones leave (调亮一点，再调亮一点 moves two steps).
+    overlay: dict[str, dict[str, Any]] = field(default_factory=dict)
+    planned: set[tuple[str, str, str]] = field(default_factory=set)
+    source: str = "none"
+    parsed: Parse | None = None
+    compiled: Compiled | None = None
+    llm_compact: list[dict[str, Any]] | None = None
+    scheduled: list[dict[str, Any]] = field(default_factory=list)
+    timings: dict[str, float] = field(default_factory=dict)
+
+    def say(self, outcome: Outcome, reply: str) -> None:
+        self.outcomes.append(outcome)
+        self.parts.append(reply)
+
+    @property
+    def batches(self) -> list[Batch]:
+        return [p for p in self.parts if isinstance(p, Batch)]
+
+    def sent(self) -> list[Command]:
+        return [c for b in self.batches for c in b.sent]
 
 
 class Engine:
@@ -84,6 +126,7 @@ class Engine:
         *,
         hub: Hub | None = None,
         audit_path: str | os.PathLike[str] | None = None,
+        llm: LLMClient | None = None,
     ) -> None:
         self.home = home
         self.lexicon = Lexicon(home)
@@ -91,8 +134,13 @@ class Engine:
         self.resolver = Resolver(home, self.names)
         self.hub: Hub = hub if hub is not None else SimulatedHub(home)
         self._audit = AuditLog(audit_path) if audit_path is not None else None
+        if self._audit is not None:
+            self._audit.check()  # refuse to start rather than send unaudited commands
+        self.runner = SyncRunner(self.hub, self._audit)
+        self._fallback = _fallback(llm, home) if llm is not None else None
         self._sessions: OrderedDict[str, Session] = OrderedDict()
         self._sessions_lock = threading.Lock()
+        _warm(self.lexicon)
 
     def fresh(self, *, hub: Hub | None = None) -> Engine:
         """A new engine on the same home and indexes: new sessions, and a new simulated hub
@@ -102,6 +150,8 @@ class Engine:
         engine.resolver = self.resolver
         engine.hub = hub if hub is not None else SimulatedHub(self.home)
         engine._audit = self._audit
+        engine.runner = SyncRunner(engine.hub, self._audit)
+        engine._fallback = self._fallback
         engine._sessions, engine._sessions_lock = OrderedDict(), threading.Lock()
         return engine
 
@@ -129,81 +179,166 @@ class Engine:
         *,
         area: str | None = None,
         user: str | None = None,
+        listener: Listener | None = None,
     ) -> Result:
         """Run one turn; never raises for any text.
 
         `area` is the speaker's room id (a satellite's area), `user` who is speaking (for
-        preferences); a hub passes what it knows."""
+        preferences); a hub passes what it knows. `listener` hears each command start,
+        finish or fail."""
         session = self.session(session_id)
         with session.lock:
-            state = _Turn()
+            draft = Draft(text, session, _known_room(self.home, area), user)
             try:
-                return self._turn(text, session, state)
-            except Exception:  # fail closed: a bug must not switch anything more
-                log.exception("jiayu.turn_failed", extra={"session": session_id, "text": text})
-                session.pending = None
-                # Whatever was already sent is reported: a reply never hides a command.
-                sent = [_command_json(c) for c in state.sent]
-                return Result(
-                    text,
-                    "executed" if sent else "unknown",
-                    sent,
-                    reply="抱歉，出了点问题，后面的操作没有执行。",
-                    failures=state.failures,
+                self.plan_turn(draft, self.runner.read)
+                started = time.perf_counter()
+                report = self.runner.run(
+                    draft.batches, session=session.id, text=text, listener=listener
                 )
+                draft.timings["send"] = time.perf_counter() - started
+                return self.finish(draft, report)
+            except Exception:  # fail closed: a bug must not switch anything more
+                return self.crashed(draft)
 
-    # --- one turn ------------------------------------------------------------
+    def crashed(self, draft: Draft) -> Result:
+        """The Result of a turn that hit a bug: whatever was already sent is reported."""
+        log.exception("jiayu.turn_failed", extra={"session": draft.session.id, "text": draft.text})
+        draft.session.pending = None
+        sent = [_command_json(c) for c in draft.sent()]
+        return Result(
+            draft.text,
+            "executed" if sent else "unknown",
+            sent,
+            reply="抱歉，出了点问题，后面的操作没有执行。",
+            failures=draft.failures,
+        )
 
-    def _turn(self, text: str, session: Session, state: _Turn) -> Result:
-        compiled = compile_text(text, self.lexicon)
-        parsed = compiled if isinstance(compiled, Parse) else None
+    # --- planning -------------------------------------------------------------
+
+    def plan_turn(self, draft: Draft, read: Reader) -> None:
+        """Understand the text and plan everything it asks for; sends nothing."""
+        started = time.perf_counter()
+        compiled = compile_text(draft.text, self.lexicon)
+        draft.compiled = compiled
+        draft.timings["compile"] = time.perf_counter() - started
+        session = draft.session
         pending, session.pending = session.pending, None
-        if parsed is None:
+        clauses = self._understand(draft, compiled, pending)
+        started = time.perf_counter()
+        if clauses is not None:
+            self._plan_clauses(draft, clauses, pending, read)
+        draft.timings["plan"] = time.perf_counter() - started - draft.timings.get("resolve", 0.0)
+
+    def _understand(
+        self,
+        draft: Draft,
+        compiled: Compiled,
+        pending: PendingClarify | PendingConfirm | None,
+    ) -> tuple[Clause, ...] | None:
+        """The clauses of an utterance understood as a whole, or None (then the draft says
+        unknown and which words were not understood). At most one LLM call."""
+        stray: tuple[Clause, ...] = ()
+        if isinstance(compiled, Parse):
+            answering = isinstance(pending, PendingClarify)
+            stray = tuple(
+                c
+                for i, c in enumerate(compiled.clauses)
+                if c.action == "select" and not (answering and i == 0)
+            )
+            whole = not stray
+            if whole and compiled.confidence >= CONFIDENCE_THRESHOLD:
+                draft.source, draft.parsed = "grammar", compiled
+                return compiled.clauses
+            if whole and self._fallback is None:
+                # No fallback: a clause whose target was only found fuzzily is asked back
+                # (see _apply), so a low-confidence parse still never acts on a guess.
+                log.info(
+                    "jiayu.low_confidence",
+                    extra={"session": draft.session.id, "text": draft.text,
+                           "confidence": compiled.confidence},
+                )
+                draft.source, draft.parsed = "grammar", compiled
+                return compiled.clauses
+        if self._fallback is not None:
+            clauses = self._ask_llm(draft, compiled)
+            if clauses is not None:
+                return clauses
+        else:
             log.info(
                 "jiayu.no_parse",
-                extra={
-                    "session": session.id,
-                    "text": text,
-                    "reason": getattr(compiled, "reason", ""),
-                },
+                extra={"session": draft.session.id, "text": draft.text,
+                       "reason": getattr(compiled, "reason", "stray")},
             )
-            state.outcomes.append("unknown")
-            state.replies.append("抱歉，我没听懂。")
-            return self._finish(text, session, state, compiled=None, ir=to_json(compiled))
-        if parsed.confidence < CONFIDENCE_THRESHOLD:
-            # No fallback parser is configured yet; a clause whose target was only found
-            # fuzzily is asked back (see _apply), the rest runs on its exact matches.
-            log.info(
-                "jiayu.low_confidence",
-                extra={"session": session.id, "text": text, "confidence": parsed.confidence},
-            )
-        clauses = parsed.clauses
-        answer = clauses[0].action if len(clauses) == 1 else None
-        if isinstance(pending, PendingConfirm) and answer in ("confirm", "cancel"):
-            # Only a bare 确认 / 算了 answers: "好的，打开客厅灯" is a new command.
-            if answer == "confirm":
-                self._send(pending.commands, text, session, state, confirmed=True)
-            else:
-                state.outcomes.append("noop")
-                state.replies.append("好的，已取消。")
-            return self._finish(text, session, state, parsed)
+        if isinstance(pending, PendingConfirm | PendingClarify):
+            draft.session.pending = pending  # not understood is no answer: keep waiting
+        draft.say("unknown", _not_understood(compiled, stray))
+        return None
+
+    def _ask_llm(self, draft: Draft, compiled: Compiled) -> tuple[Clause, ...] | None:
+        assert self._fallback is not None
+        session = draft.session
+        answer = self._fallback.parse(
+            draft.text,
+            recent_devices=tuple(session.recent_devices),
+            recent_rooms=tuple(session.recent_rooms),
+        )
+        draft.timings["llm"] = answer.call_s + answer.overhead_s
+        log.info(
+            "jiayu.llm_route",
+            extra={
+                "session": session.id,
+                "text": draft.text,
+                "confidence": compiled.confidence if isinstance(compiled, Parse) else 0.0,
+                "latency_s": answer.call_s,
+                "understood": answer.clauses is not None,
+                "reason": answer.reason,
+            },
+        )
+        if answer.clauses is None:
+            return None
+        draft.source, draft.llm_compact = "llm", answer.compact
+        return answer.clauses
+
+    def _plan_clauses(
+        self,
+        draft: Draft,
+        clauses: tuple[Clause, ...],
+        pending: PendingClarify | PendingConfirm | None,
+        read: Reader,
+    ) -> None:
+        session = draft.session
+        actions = {c.action for c in clauses}
+        if isinstance(pending, PendingConfirm):
+            if actions == {"confirm"}:  # 确认 / 好的，确认: nothing but yes
+                self._confirmed(draft, pending, read)
+                return
+            if actions == {"cancel"}:
+                draft.say("noop", "好的，已取消。")
+                return
+            draft.parts.append(_dropped(self.home, pending.commands))
         if isinstance(pending, PendingClarify):
-            if answer == "cancel":
-                state.outcomes.append("noop")
-                state.replies.append("好的，不操作了。")
-                return self._finish(text, session, state, parsed)
-            narrowed = self._answer(pending, clauses[0], session)
+            if actions == {"cancel"}:
+                draft.say("noop", "好的，不操作了。")
+                return
+            narrowed = self._answer(pending, clauses[0], session, draft)
             if narrowed is not None:
+                focus = list(pending.focus)
                 waiting = pending.clause
-                if self._condition_holds(waiting.condition, (), session, state):
-                    self._apply(waiting, narrowed, text, session, state)
+                previous: tuple[str, ...] | None = None
+                if self._condition_holds(draft, waiting.condition, focus, read):
+                    previous = self._apply(waiting, narrowed, draft, focus, read, pending.rest)
+                if not draft.asked:
+                    self._run(draft, pending.rest, read, focus, previous)
                 clauses = clauses[1:]  # 书房的，然后关掉客厅灯: the rest still runs
-        self._run(clauses, text, session, state)
-        return self._finish(text, session, state, parsed)
+        elif actions == {"cancel"}:
+            draft.say("noop", "好的。")  # 算了 with nothing waiting: just acknowledge
+            return
+        if not draft.asked:
+            self._run(draft, clauses, read, [], None)
 
     def _answer(
-        self, pending: PendingClarify, first: Clause, session: Session
-    ) -> Found | Ask | Refuse | None:
+        self, pending: PendingClarify, first: Clause, session: Session, draft: Draft
+    ) -> Resolution | None:
         """What the first clause of this turn says about a pending question; None if it is
         not an answer to it."""
         if first.action == "confirm" and pending.options and pending.yes_no:
@@ -215,19 +350,24 @@ class Engine:
         if first.target is None:
             return None  # 第一个 answers nothing when nothing was offered
         # 要调节哪个设备？— 书房空调: the answer is the target the question lacked.
-        return self.resolver.resolve(replace(pending.clause, target=first.target), session)
+        return self.resolver.resolve(
+            replace(pending.clause, target=first.target), session, area=draft.area
+        )
 
-    def _run(self, clauses: Sequence[Clause], text: str, session: Session, state: _Turn) -> None:
-        # Rooms said so far in this utterance, nearest last: they place a later clause
+    def _run(
+        self,
+        draft: Draft,
+        clauses: Sequence[Clause],
+        read: Reader,
+        focus: list[str],
+        previous: tuple[str, ...] | None,
+    ) -> None:
+        # focus: rooms said so far in this utterance, nearest last: they place a later clause
         # whose target has no place of its own (如果客厅温度超过26度就打开空调).
-        focus: list[str] = []
-        # None until a clause names a target; then the devices it acted on (empty if it
-        # failed, and a later clause with no target must not guess from older turns).
-        previous: tuple[str, ...] | None = None
+        # previous: None until a clause names a target; then the devices it acted on (empty if
+        # it failed, and a later clause with no target must not guess from older turns).
         checked: dict[Condition, bool] = {}
-        for clause in clauses:
-            if state.asked:
-                break  # one question per turn: later clauses may depend on its answer
+        for index, clause in enumerate(clauses):
             if clause.action in ("confirm", "cancel") and len(clauses) > 1:
                 continue  # 算了，还是把它打开吧: an interjection beside a command
             condition = clause.condition
@@ -235,10 +375,12 @@ class Engine:
                 if condition.subject is not None:
                     focus.extend(_rooms(condition.subject))
                 if condition not in checked:
-                    checked[condition] = self._condition_holds(condition, focus, session, state)
+                    checked[condition] = self._condition_holds(draft, condition, focus, read)
                 if not checked[condition]:
                     continue
-            acted = self._clause(clause, text, session, state, focus, previous)
+            acted = self._clause(draft, clause, read, focus, previous, tuple(clauses[index + 1 :]))
+            if draft.asked:
+                return  # it and every later clause wait for the answer
             if clause.target is not None or previous is not None:
                 previous = acted
             if clause.target is not None:
@@ -249,43 +391,54 @@ class Engine:
 
     def _clause(
         self,
+        draft: Draft,
         clause: Clause,
-        text: str,
-        session: Session,
-        state: _Turn,
-        focus: Sequence[str],
+        read: Reader,
+        focus: list[str],
         previous: tuple[str, ...] | None,
+        rest: tuple[Clause, ...],
     ) -> tuple[str, ...]:
-        """Run one clause; returns the devices it acted on (for a following clause)."""
+        """Plan one clause; returns the devices it acts on (for a following clause)."""
+        if clause.negated:
+            draft.say("noop", f"好的，{_negated_phrase(clause)}")
+            return ()
         if clause.action == "repeat":
-            if not session.last_commands:
-                state.outcomes.append("rejected")
-                state.replies.append("还没有可以重复的操作。")
+            if not draft.session.last_commands:
+                draft.say("rejected", "还没有可以重复的操作。")
                 return ()
-            self._send(session.last_commands, text, session, state)
-            return tuple(c.device for c in session.last_commands)
+            self._batch(draft, list(draft.session.last_commands), None)
+            return tuple(c.device for c in draft.session.last_commands)
         if clause.action in ("confirm", "cancel", "select"):
-            state.outcomes.append("unknown")
-            state.replies.append(
-                "现在没有在等你回答的问题。" if clause.action != "select" else "要对它做什么呢？"
+            draft.say(
+                "unknown",
+                "现在没有在等你回答的问题。" if clause.action != "select" else "要对它做什么呢？",
             )
             return ()
         if clause.action == "scene":
-            return self._scene(clause, text, session, state)
-        resolution = self.resolver.resolve(clause, session, focus=focus, previous=previous)
-        return self._apply(clause, resolution, text, session, state)
+            return self._scene(draft, clause)
+        if clause.action in ("remember", "schedule_cancel", "schedule_query") or clause.when:
+            draft.say("rejected", "暂时还不支持定时和偏好设置。")
+            return ()
+        started = time.perf_counter()
+        resolution = self.resolver.resolve(
+            clause, draft.session, focus=focus, previous=previous, area=draft.area
+        )
+        draft.timings["resolve"] = draft.timings.get("resolve", 0.0) + (
+            time.perf_counter() - started
+        )
+        return self._apply(clause, resolution, draft, focus, read, rest)
 
     def _apply(
         self,
         clause: Clause,
-        resolution: Found | Ask | Refuse,
-        text: str,
-        session: Session,
-        state: _Turn,
+        resolution: Resolution,
+        draft: Draft,
+        focus: Sequence[str],
+        read: Reader,
+        rest: tuple[Clause, ...],
     ) -> tuple[str, ...]:
         if isinstance(resolution, Refuse):
-            state.outcomes.append("rejected")
-            state.replies.append(resolution.reason)
+            draft.say("rejected", resolution.reason)
             return ()
         yes_no = False
         if (
@@ -299,187 +452,203 @@ class Engine:
             resolution = Ask(resolution.devices, f"没太听清，你是要{verb}{names}吗？")
             yes_no = True
         if isinstance(resolution, Ask):
-            state.outcomes.append("clarify")
-            state.options.extend(resolution.options)
-            state.replies.append(resolution.question)
-            state.asked = True
-            session.pending = PendingClarify(clause, resolution.options, yes_no)
+            draft.options.extend(resolution.options)
+            reply = resolution.question
+            if rest:
+                reply += "（后面的操作等你回答后再执行）"
+            draft.say("clarify", reply)
+            draft.asked = True
+            draft.session.pending = PendingClarify(
+                clause, resolution.options, yes_no, rest, tuple(focus), draft.text
+            )
             return ()
         devices = resolution.devices
         if clause.action == "query":
-            self._query(clause, devices, state)
+            self._query(draft, clause, devices, read)
             return devices
         commands: list[Command] = []
-        refusals: list[Refusal] = []
+        refusals: list[str] = []
         for device_id in devices:
             device = self.home.device(device_id)
-            read = None
+            state: Mapping[str, Any] | None = None
             if needs_read(clause):
-                try:
-                    read = self.hub.read(device_id)
-                except HubError as err:
-                    state.failures.append(
-                        {"device": device_id, "command": "read", "reason": err.reason}
+                got = self._read(draft, device_id, read)
+                if isinstance(got, HubError):
+                    refusals.append(
+                        f"读不到{shown(device.name)}现在的状态："
+                        f"{FAULT_WORDS.get(got.reason, got.reason)}"
                     )
                     continue
-            planned = plan(clause, device, read)
+                state = got
+            planned = plan(clause, device, state)
             if isinstance(planned, Refusal):
-                refusals.append(planned)
+                refusals.append(planned.reason)
             else:
                 commands.append(planned)
-        if refusals and not commands:
-            state.outcomes.append("rejected")
-            state.replies.append("；".join(dict.fromkeys(r.reason for r in refusals)))
-            return ()
-        self._send(commands, text, session, state, clause=clause)
+        if refusals:
+            # Every device left out is said, even when others went ahead.
+            draft.say("rejected", "；".join(dict.fromkeys(refusals)))
+        if commands:
+            self._batch(draft, commands, clause, condition=clause.condition, focus=focus)
         return tuple(c.device for c in commands)
 
-    def _scene(self, clause: Clause, text: str, session: Session, state: _Turn) -> tuple[str, ...]:
-        assert clause.scene is not None
-        scene = self.home.scene(clause.scene)
-        commands = [Command(s.device, s.command, dict(s.params)) for s in scene.steps]
-        failed_before, held_before = len(state.failures), len(state.held)
-        self._send(commands, text, session, state, quiet=True)
-        if len(state.failures) == failed_before and len(state.held) == held_before:
-            state.replies.append(f"好的，已执行{shown(scene.name)}")
-        else:  # the reply never claims a scene ran whole when a step failed or waits
-            state.replies.append(f"{shown(scene.name)}已部分执行")
-        return tuple(dict.fromkeys(c.device for c in commands))
-
-    def _send(
+    def _batch(
         self,
+        draft: Draft,
         commands: Sequence[Command],
-        text: str,
-        session: Session,
-        state: _Turn,
+        clause: Clause | None,
         *,
-        clause: Clause | None = None,
-        quiet: bool = False,
+        scene: str | None = None,
+        condition: Condition | None = None,
+        focus: Sequence[str] = (),
         confirmed: bool = False,
     ) -> None:
-        """Validate, hold the high-risk ones for confirmation, send the rest."""
-        sent: list[Command] = []
+        """Validate, hold the high-risk ones for confirmation, queue the rest to be sent."""
+        ready: list[Command] = []
         held: list[Command] = []
-        failed: list[Command] = []
         for command in commands:
-            if command in state.sent or command in sent:
+            key = (command.device, command.command, repr(sorted(command.params.items())))
+            if key in draft.planned:
                 continue  # 客厅灯和客厅灯: one device gets one identical command per turn
+            draft.planned.add(key)
             device = self.home.device(command.device)
             error = params_error(device, command.command, command.params)
             if error is not None:  # never send what the schema refuses
-                state.failures.append(
-                    {"device": command.device, "command": command.command, "reason": error}
-                )
-                failed.append(command)
+                draft.failures.append(Report.failure(command, error))
+                draft.say("rejected", f"{shown(device.name)}没有执行：{error}")
                 continue
-            if command.command in HIGH_RISK and not confirmed:
+            if not confirmed and is_high_risk(device, command.command):
                 held.append(command)
                 continue
-            try:
-                self.hub.send(command.device, command.command, command.params)
-                result = "ok"
-                sent.append(command)
-            except HubError as err:
-                result = err.reason
-                failed.append(command)
-                state.failures.append(
-                    {"device": command.device, "command": command.command, "reason": err.reason}
-                )
-            if self._audit is not None:
-                self._audit.record(
-                    session=session.id,
-                    text=text,
-                    device=command.device,
-                    command=command.command,
-                    params=command.params,
-                    result=result,
-                )
-            log.info(
-                "jiayu.sent",
-                extra={
-                    "session": session.id,
-                    "device": command.device,
-                    "command": command.command,
-                    "result": result,
-                },
-            )
-        state.sent.extend(sent)
-        state.devices.extend(c.device for c in sent)
+            ready.append(command)
+            self._expect(draft, command)
+        if ready or scene is not None:
+            draft.parts.append(Batch(ready, clause, scene))
         if held:
-            state.held.extend(held)
-            state.outcomes.append("confirm")
+            draft.held.extend(held)
             names = "、".join(shown(self.home.device(c.device).name) for c in held)
-            verb = COMMAND_VERBS.get(held[0].command, "执行")
-            state.replies.append(f"确定要{verb}{names}吗？请说“确认”。")
-        if failed:
-            state.outcomes.append("executed" if sent else "rejected")
-            for c in failed:
-                reason = next(
-                    (f["reason"] for f in state.failures if f["device"] == c.device), "失败"
-                )
-                state.replies.append(
-                    f"{shown(self.home.device(c.device).name)}没有执行："
-                    f"{FAULT_WORDS.get(reason, reason)}"
-                )
-        if sent:
-            state.outcomes.append("executed")
-            if not quiet:
-                state.replies.append(done_phrase(self.home, clause, sent))
-        elif not held and not failed:
-            state.outcomes.append("noop")
+            verb = COMMAND_VERBS.get(held[0].command, "打开")
+            draft.say("confirm", f"确定要{verb}{names}吗？请说“确认”。")
+            draft.session.pending = PendingConfirm(
+                tuple(draft.held), condition, tuple(focus), draft.text
+            )
 
-    def _query(self, clause: Clause, devices: Sequence[str], state: _Turn) -> None:
+    def _expect(self, draft: Draft, command: Command) -> None:
+        state = draft.overlay.get(command.device)
+        if state is not None:
+            draft.overlay[command.device] = apply_command(state, command.command, command.params)
+
+    def _read(self, draft: Draft, device_id: str, read: Reader) -> Mapping[str, Any] | HubError:
+        """A fresh read, once per turn; later reads see what this turn already planned."""
+        state = draft.overlay.get(device_id)
+        if state is not None:
+            return state
+        got = read(device_id)
+        if isinstance(got, HubError):
+            draft.failures.append({"device": device_id, "command": "read", "reason": got.reason})
+            return got
+        draft.overlay[device_id] = dict(got)
+        return got
+
+    def _confirmed(self, draft: Draft, pending: PendingConfirm, read: Reader) -> None:
+        """确认: re-check the condition against a fresh read, then send what waited."""
+        if not self._condition_holds(draft, pending.condition, list(pending.focus), read):
+            return
+        self._batch(draft, list(pending.commands), None, confirmed=True)
+
+    def _scene(self, draft: Draft, clause: Clause) -> tuple[str, ...]:
+        assert clause.scene is not None
+        scene = self.home.scene(clause.scene)
+        commands = [Command(s.device, s.command, dict(s.params)) for s in scene.steps]
+        self._batch(draft, commands, None, scene=scene.name)
+        return tuple(dict.fromkeys(c.device for c in commands))
+
+    def _query(self, draft: Draft, clause: Clause, devices: Sequence[str], read: Reader) -> None:
         parts: list[str] = []
+        found: list[tuple[str, str, Any]] = []
         for device_id in devices:
             device = self.home.device(device_id)
             attribute = query_attribute(device, clause)
             if attribute is None:
                 continue
-            try:
-                value = self.hub.read(device_id).get(attribute)
-            except HubError as err:
-                state.failures.append(
-                    {"device": device_id, "command": "read", "reason": err.reason}
-                )
+            got = self._read(draft, device_id, read)
+            if isinstance(got, HubError):
                 parts.append(
-                    f"{shown(device.name)}读不到：{FAULT_WORDS.get(err.reason, err.reason)}"
+                    f"{shown(device.name)}读不到：{FAULT_WORDS.get(got.reason, got.reason)}"
                 )
                 continue
-            state.answers.append({"device": device_id, "attribute": attribute, "value": value})
-            state.devices.append(device_id)
+            value = got.get(attribute)
+            draft.answers.append({"device": device_id, "attribute": attribute, "value": value})
+            draft.devices.append(device_id)
+            found.append((device_id, attribute, value))
             place_only = clause.target is not None and clause.target.is_place_only
-            if place_only and isinstance(value, int | float):
+            if place_only and isinstance(value, int | float) and not isinstance(value, bool):
                 # 客厅温度多少 asks about the room, so the room answers: 客厅现在27.5度.
                 room = shown(self.home.room(device.room).name)
                 parts.append(reading_phrase(room, attribute, float(value)))
             else:
                 parts.append(answer_phrase(self.home, device, attribute, value))
-        if state.answers:
-            state.outcomes.append("answered")
-        else:
-            state.outcomes.append("rejected")
-        state.replies.append("，".join(parts) or "读不到这个状态")
+        if clause.question is not None and found:
+            parts = [self._summary(clause, found)] + [p for p in parts if "读不到" in p]
+        draft.say("answered" if found else "rejected", "，".join(parts) or "读不到这个状态")
+
+    def _summary(self, clause: Clause, found: Sequence[tuple[str, str, Any]]) -> str:
+        """A set or yes/no question answered in one phrase: 有，客厅灯和卧室灯开着."""
+        expected = True if clause.expected is None else clause.expected
+        matching = [d for d, a, v in found if state_word(a, v) == state_word(a, expected)]
+        others = [d for d, _, _ in found if d not in matching]
+        attribute = found[0][1]
+        word = state_word(attribute, expected)
+        other_word = state_word(attribute, not expected)
+        noun = _noun(clause)
+        if clause.question == "count":
+            if not matching:
+                return f"没有{noun}{word}"
+            return f"有 {len(matching)} 个{noun}{word}：{names_phrase(self.home, matching)}"
+        if clause.question == "which":
+            if not matching:
+                return f"没有{noun}{word}"
+            return f"{names_phrase(self.home, matching)}{word}"
+        if clause.question == "any":
+            if not matching:
+                return f"没有，{noun}都{other_word}"
+            return f"有，{names_phrase(self.home, matching)}{word}"
+        # all / yes_no: every device asked about is in the state asked about
+        if not others:
+            return f"是的，{names_phrase(self.home, matching)}都{word}" if len(
+                matching
+            ) > 1 else f"是的，{names_phrase(self.home, matching)}{word}"
+        return f"没有，{names_phrase(self.home, others)}{other_word}"
 
     def _condition_holds(
-        self, condition: Condition | None, focus: Sequence[str], session: Session, state: _Turn
+        self,
+        draft: Draft,
+        condition: Condition | None,
+        focus: Sequence[str],
+        read: Reader,
     ) -> bool:
         """Check a condition once against a fresh read; False records why."""
         if condition is None:
             return True
         if condition.subject is None:
-            rooms = list(focus) or list(session.recent_rooms)[:1]
-            if not rooms:
-                state.outcomes.append("rejected")
-                state.replies.append(f"不知道要读哪里的{attribute_word(condition.attribute)}")
+            room = (
+                focus[-1]
+                if focus
+                else draft.area or next(iter(draft.session.recent_rooms), None)
+            )
+            if room is None:
+                draft.say("rejected", f"不知道要读哪里的{attribute_word(condition.attribute)}")
                 return False
             sources = [
                 d.id
-                for d in self.home.devices_in_room(rooms[0])
+                for d in self.home.devices_in_room(room)
                 if reading_attribute(d, condition.attribute) == condition.attribute
             ]
         else:
             resolution = self.resolver.resolve(
-                Clause("query", _as_set(condition.subject), attribute=condition.attribute), session
+                Clause("query", _as_set(condition.subject), attribute=condition.attribute),
+                draft.session,
+                area=draft.area,
             )
             sources = list(resolution.devices) if isinstance(resolution, Found) else []
             sources = [
@@ -490,75 +659,114 @@ class Engine:
             ]
         values: list[float] = []
         for device_id in sources:
-            try:
-                value = self.hub.read(device_id).get(condition.attribute)
-            except HubError:
+            got = self._read(draft, device_id, read)
+            if isinstance(got, HubError):
                 continue
+            value = got.get(condition.attribute)
             if isinstance(value, int | float) and not isinstance(value, bool):
                 values.append(float(value))
         where = _place_words(condition.subject)
         if not values:
-            state.outcomes.append("rejected")
-            state.replies.append(
-                f"读不到{where}的{attribute_word(condition.attribute)}，所以什么都没做"
+            draft.say(
+                "rejected",
+                f"读不到{where}的{attribute_word(condition.attribute)}，所以什么都没做",
             )
             return False
         reading = sum(values) / len(values)
-        holds = _OPS[condition.op](reading, condition.number)
+        holds = bool(_OPS[condition.op](reading, condition.number))
         phrase = reading_phrase(where, condition.attribute, reading)
         if not holds:
-            state.outcomes.append("noop")
-            state.replies.append(
+            draft.say(
+                "noop",
                 f"{phrase}，没有{_OP_WORDS[condition.op]}"
-                f"{reading_phrase('', condition.attribute, condition.number)}，"
-                "所以没有执行"
+                f"{reading_phrase('', condition.attribute, condition.number)}，所以没有执行",
             )
             return False
-        state.replies.append(phrase)
+        draft.parts.append(phrase)
         return True
 
-    def _finish(
-        self,
-        text: str,
-        session: Session,
-        state: _Turn,
-        compiled: Parse | None,
-        ir: dict[str, Any] | None = None,
-    ) -> Result:
-        outcome = most_blocking(state.outcomes)
-        if outcome == "confirm":
-            session.pending = PendingConfirm(tuple(state.held))
-        elif outcome != "clarify" and isinstance(session.pending, PendingClarify):
-            session.pending = None
-        rooms = tuple(dict.fromkeys(self.home.device(d).room for d in state.devices))
-        session.remember(
-            text, outcome, tuple(dict.fromkeys(state.devices)), rooms, tuple(state.sent)
-        )
-        commands = [_command_json(c) for c in (*state.sent, *state.held)]
-        if compiled is not None:
-            compact_form = compact(
-                compiled,
-                self._split_room,
-                self._type_of,
-                lambda place, noun: self.resolver.composed(place, noun) is not None,
-            )
-            ir = to_json(compiled)
-        else:
-            compact_form = [dict(u) for u in UNKNOWN]
-        reply = "，".join(r for r in state.replies if r)
+    # --- the Result ------------------------------------------------------------
+
+    def finish(self, draft: Draft, report: Report) -> Result:
+        """The Result of a planned and run turn; updates the session."""
+        session = draft.session
+        outcomes = list(draft.outcomes)
+        replies: list[str] = []
+        failures = list(draft.failures)
+        for part in draft.parts:
+            if isinstance(part, str):
+                replies.append(part)
+                continue
+            replies.extend(self._batch_phrases(part))
+            failures.extend(Report.failure(c, reason) for c, reason in part.failed)
+            if part.sent:
+                outcomes.append("executed")
+            elif part.failed:
+                outcomes.append("rejected")
+        if report.audit_failed:
+            outcomes.append("rejected")
+            replies.append("审计日志写不进去，后面的操作没有执行")
+        sent = draft.sent()
+        if not outcomes:
+            outcomes.append("noop")
+        outcome = most_blocking(outcomes)
+        if outcome != "confirm" and isinstance(session.pending, PendingConfirm):
+            session.pending = None  # the question was overtaken by what else the turn said
+        devices = [*draft.devices, *(c.device for c in sent)]
+        rooms = tuple(dict.fromkeys(self.home.device(d).room for d in devices))
+        session.remember(draft.text, outcome, tuple(dict.fromkeys(devices)), rooms, tuple(sent))
+        reply = "，".join(r for r in replies if r)
         if outcome == "executed" and not reply.startswith("好的"):
             reply = "好的，" + reply
+        told = list(session.messages)
+        session.messages.clear()
+        if told:
+            reply = "。".join(told) + "。" + reply
         return Result(
-            text,
+            draft.text,
             outcome,
-            commands,
-            state.answers,
-            list(dict.fromkeys(state.options)),
+            [_command_json(c) for c in sent],
+            draft.answers,
+            list(dict.fromkeys(draft.options)),
             reply,
-            "grammar" if compiled is not None else "none",
-            compact_form,
-            ir or {},
-            state.failures,
+            draft.source,  # type: ignore[arg-type]
+            self._compact(draft),
+            to_json(draft.compiled) if draft.compiled is not None else {},
+            failures,
+            pending=[_command_json(c) for c in draft.held] if outcome == "confirm" else [],
+            scheduled=draft.scheduled,
+            timings=draft.timings,
+        )
+
+    def _batch_phrases(self, batch: Batch) -> list[str]:
+        phrases: list[str] = []
+        if batch.scene is not None:
+            name = shown(batch.scene)
+            if batch.sent and not batch.failed:
+                phrases.append(f"好的，已执行{name}")
+            elif batch.sent:
+                phrases.append(f"{name}已部分执行")
+            elif batch.failed:
+                phrases.append(f"{name}没有执行成功")
+        elif batch.sent:
+            phrases.append(done_phrase(self.home, batch.clause, batch.sent))
+        for command, reason in batch.failed:
+            phrases.append(
+                f"{shown(self.home.device(command.device).name)}没有执行："
+                f"{FAULT_WORDS.get(reason, reason)}"
+            )
+        return phrases
+
+    def _compact(self, draft: Draft) -> list[dict[str, Any]]:
+        if draft.llm_compact is not None:
+            return draft.llm_compact
+        if draft.parsed is None:
+            return [dict(u) for u in UNKNOWN]
+        return compact(
+            draft.parsed,
+            self._split_room,
+            self._type_of,
+            lambda place, noun: self.resolver.composed(place, noun) is not None,
         )
 
     def _split_room(self, name: str) -> tuple[str | None, str]:
@@ -574,6 +782,19 @@ class Engine:
             return "Unknown"
         types = {self.home.device(d).type for d in match.devices}
         return types.pop() if len(types) == 1 else "Unknown"
+
+
+def _fallback(llm: LLMClient, home: Home) -> Fallback:
+    # Imported here: a grammar-only engine never loads the fallback (nor dashscope).
+    from jiayu.compiler.llm import Fallback
+
+    return Fallback(llm, home)
+
+
+def _warm(lexicon: Lexicon) -> None:
+    """Build the pinyin index in the background: the first turn with a slip must not pay
+    for it, and neither must start-up (it imports pypinyin, the largest thing we load)."""
+    threading.Thread(target=lexicon.pinyin_index, name="jiayu-pinyin", daemon=True).start()
 
 
 def _command_json(command: Command) -> dict[str, Any]:
@@ -600,3 +821,56 @@ def _place_words(target: Target | None) -> str:
     elif target.type_word:
         words.append(target.type_word)
     return "".join(words) or "这里"
+
+
+def _noun(clause: Clause) -> str:
+    target = clause.target
+    if target is None:
+        return "设备"
+    return target.type_word or (shown(target.name.said) if target.name else "设备")
+
+
+def _negated_phrase(clause: Clause) -> str:
+    verb = _NEGATED_VERBS.get(clause.action, "动")
+    what = _place_words(clause.target) if clause.target is not None else ""
+    return f"不{verb}{what if what != '这里' else ''}了" if clause.target else f"不{verb}了"
+
+
+def _dropped(home: Home, commands: Iterable[Command]) -> str:
+    names = "、".join(dict.fromkeys(shown(home.device(c.device).name) for c in commands))
+    return f"刚才等你确认的{names}没有执行"
+
+
+def _not_understood(compiled: Compiled, stray: Sequence[Clause]) -> str:
+    """Which words were not understood: the reply names them (never more than a few)."""
+    words: list[str] = []
+    if isinstance(compiled, NoParse):
+        words = [t.said for t in compiled.tokens if t.match == "unknown"]
+        if not words and compiled.reason == "unexpected_word":
+            words = [compiled.text[compiled.position : compiled.position + 6]]
+        if compiled.reason in ("empty", "no_words"):
+            return "抱歉，我没听清要做什么。"
+        if compiled.reason == "not_home":
+            return "抱歉，这个我帮不上忙，我只会控制家里的设备。"
+    for clause in stray:
+        if clause.target is not None:
+            words.append(_place_words(clause.target))
+    words = [w for w in dict.fromkeys(words) if w]
+    if len(stray) == 1 and len(compiled.clauses if isinstance(compiled, Parse) else ()) == 1:
+        return "要对它做什么呢？"
+    if not words:
+        return "抱歉，我没听懂，什么都没有执行。"
+    shown_words = "、".join(f"“{shown(w)}”" for w in words[:3])
+    return f"抱歉，我没听懂{shown_words}，什么都没有执行。"
+
+
+def _known_room(home: Home, area: str | None) -> str | None:
+    """The speaker's room, when the hub named a room this home has (anything else is ignored
+    rather than trusted: it must never widen what a command reaches)."""
+    if area is None:
+        return None
+    try:
+        return home.room(area).id
+    except KeyError:
+        log.warning("jiayu.unknown_area", extra={"area": area})
+        return None

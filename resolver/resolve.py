@@ -10,7 +10,7 @@ the shortest distinguishing words, room first.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from jiayu.executor.actions import can_do
 from jiayu.home import Home
@@ -100,15 +100,33 @@ class Resolver:
         *,
         focus: Sequence[str] = (),
         previous: tuple[str, ...] | None = None,
+        area: str | None = None,
     ) -> Resolution:
         """Devices for `clause`; `focus` are rooms said earlier in the utterance (nearest last),
-        `previous` the devices of the previous clause (for a clause with no target)."""
+        `previous` the devices of the previous clause (for a clause with no target), `area` the
+        speaker's room (这里, and what a place-less ambiguous clause takes)."""
         target = clause.target
         if target is None:
             return self._carried(clause, session, previous)
         if target.reference is not None:
             return self._reference(clause, target, session, previous)
-        return self._target(clause, target, session, focus)
+        if clause.question in ("which", "count", "any", "all") and not target.is_set:
+            target = replace(target, quantifier="all")  # 有没有灯开着 asks about every light
+        resolution = self._target(clause, target, session, focus, area)
+        if (
+            area is not None
+            and isinstance(resolution, Ask)
+            and not target.places
+            and not focus
+            and target.type_word
+            and not target.is_set
+        ):
+            # 开灯 said in the bedroom: the bedroom's lights, as if 卧室的灯 had been said.
+            here = Place("room", area, self.home.room(area).name)
+            local = self._target(clause, replace(target, places=(here,)), session, focus, area)
+            if isinstance(local, Found):
+                return local
+        return resolution
 
     def composed(self, place: Place, noun: str) -> NameMatch | None:
         """A place plus a noun that spell one device: 客厅的灯 is the device named 客厅灯, and
@@ -195,9 +213,14 @@ class Resolver:
         return Found(tuple(able) if target.reference == "they" else (able[0],))
 
     def _target(
-        self, clause: Clause, target: Target, session: Session, focus: Sequence[str]
+        self,
+        clause: Clause,
+        target: Target,
+        session: Session,
+        focus: Sequence[str],
+        area: str | None = None,
     ) -> Resolution:
-        scope = self._places(target.places, session, focus)
+        scope = self._places(target.places, session, focus, area)
         if isinstance(scope, Refuse | Ask):
             return scope
         noun = target.name.text if target.name else (target.type_word or "")
@@ -312,7 +335,11 @@ class Resolver:
         return best.devices, "fuzzy"
 
     def _places(
-        self, places: tuple[Place, ...], session: Session | None, focus: Sequence[str]
+        self,
+        places: tuple[Place, ...],
+        session: Session | None,
+        focus: Sequence[str],
+        area: str | None = None,
     ) -> set[str] | Refuse | Ask | None:
         """The devices of the places said; None when no place was said.
 
@@ -334,7 +361,9 @@ class Resolver:
             elif place.kind == "home":
                 ids.update(self._all)
             else:
-                here = self._focus_room(session, focus)
+                # 这里 is where the speaker is, when the hub says; else the room in focus.
+                here = area if area is not None and place.kind == "this_room" else None
+                here = here or self._focus_room(session, focus)
                 if here is None:
                     return Ask((), f"“{place.text}”是指哪个房间？")
                 if place.kind == "this_room":

@@ -11,7 +11,7 @@ import threading
 from collections import deque
 from dataclasses import dataclass, field
 
-from jiayu.ir import Clause
+from jiayu.ir import Clause, Condition, Timing
 
 RECENT_DEVICES = 5
 RECENT_ROOMS = 3
@@ -29,20 +29,35 @@ class Command:
 
 @dataclass(frozen=True)
 class PendingClarify:
-    """A clause that waits until the user says which of `options` was meant."""
+    """A clause that waits until the user says which of `options` was meant, and the
+    clauses said after it, which wait with it and then run in order."""
 
     clause: Clause
     options: tuple[str, ...]
     """The device ids offered, in the order shown; empty when the question offered none."""
     yes_no: bool = False
     """你是说客厅灯吗？: a plain 对/是的 accepts every option."""
+    rest: tuple[Clause, ...] = ()
+    """The clauses after the asking one, not yet run."""
+    focus: tuple[str, ...] = ()
+    """Rooms said before the asking clause in its utterance (they still place the rest)."""
+    text: str = ""
+    """The utterance that asked, for the audit log."""
+    preference: str | None = None
+    """Set when the question asks for the user's preference (this key) instead of a device."""
 
 
 @dataclass(frozen=True)
 class PendingConfirm:
-    """High-risk commands that wait for 确认."""
+    """High-risk commands that wait for 确认, and the condition to re-check before sending."""
 
     commands: tuple[Command, ...]
+    condition: Condition | None = None
+    focus: tuple[str, ...] = ()
+    text: str = ""
+    """The utterance that asked, for the audit log."""
+    when: Timing | None = None
+    """For a delayed command held for confirmation: its time, so 确认 schedules it."""
 
 
 @dataclass(frozen=True)
@@ -66,6 +81,9 @@ class Session:
         self.last_devices: tuple[str, ...] = ()
         self.turns: deque[Turn] = deque(maxlen=RECENT_TURNS)
         self.pending: PendingClarify | PendingConfirm | None = None
+        # Seed 004's message queue: what happened in the background (a late failure, a scene
+        # that finished), told at the start of the next turn's reply.
+        self.messages: deque[str] = deque(maxlen=20)
 
     def remember(
         self,

@@ -17,7 +17,8 @@ def _sent(result: object) -> list[tuple[str, str]]:
 def test_unlock_waits_for_confirmation_then_is_sent(engine: Engine) -> None:
     held = engine.turn("打开门锁")
     assert held.outcome == "confirm"
-    assert _sent(held) == [("lock_front", "unlock")]
+    assert _sent(held) == []
+    assert [(c["device"], c["command"]) for c in held.pending] == [("lock_front", "unlock")]
     assert engine.hub.read("lock_front")["locked"] is True
     done = engine.turn("确认")
     assert done.outcome == "executed"
@@ -170,7 +171,8 @@ def test_a_timeout_on_the_only_command_is_rejected_not_claimed(demo_engine: Engi
 def test_multi_clause_outcome_is_the_most_blocking(engine: Engine) -> None:
     result = engine.turn("打开客厅灯然后打开门锁")
     assert result.outcome == "confirm"
-    assert _sent(result) == [("light_living", "turn_on"), ("lock_front", "unlock")]
+    assert _sent(result) == [("light_living", "turn_on")]  # sent: only what was sent
+    assert [(c["device"], c["command"]) for c in result.pending] == [("lock_front", "unlock")]
 
 
 def test_every_sent_command_is_audited_as_one_json_line(
@@ -180,8 +182,11 @@ def test_every_sent_command_is_audited_as_one_json_line(
     engine = Engine(demo_engine.home, audit_path=audit)
     engine.turn("打开客厅灯和卧室灯", session_id="s1")
     lines = [json.loads(line) for line in audit.read_text("utf-8").splitlines()]
+    # Write-ahead: an intent line before each send, then its result.
     assert [(r["device"], r["command"], r["result"]) for r in lines] == [
+        ("light_living", "turn_on", "sending"),
         ("light_living", "turn_on", "ok"),
+        ("light_bedroom", "turn_on", "sending"),
         ("light_bedroom", "turn_on", "ok"),
     ]
     assert {r["session"] for r in lines} == {"s1"}

@@ -1,0 +1,151 @@
+"""Run a planned turn: send its commands through a hub, audited, and say what came of it.
+
+The engine plans (resolve, compute each command from fresh reads, hold the risky
+ones); this module is the only place that sends. `SyncRunner` drives a blocking
+`Hub`; `executor/arun.py` drives an `AsyncHub` with the same plan and the same
+report, so the sync API, the asyncio runtime and schedules share one planner.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from jiayu.executor.audit import AuditError, AuditLog
+from jiayu.executor.hubs import Hub, HubError
+from jiayu.ir import Clause
+from jiayu.resolver.session import Command
+
+log = logging.getLogger("jiayu")
+
+EventKind = Literal["started", "finished", "failed"]
+
+
+@dataclass
+class Batch:
+    """Commands that answer one clause (or one scene), reported together in the reply."""
+
+    commands: list[Command]
+    clause: Clause | None = None
+    """The clause they came from, for the reply's wording (None for a confirmation)."""
+    scene: str | None = None
+    """The scene's name when the batch is a scene's steps."""
+    sent: list[Command] = field(default_factory=list)
+    """Filled by the runner: what the hub accepted, in order."""
+    failed: list[tuple[Command, str]] = field(default_factory=list)
+    """Filled by the runner: what the hub refused or could not deliver, with the reason."""
+
+
+@dataclass
+class Report:
+    """What running a plan did; `audit_failed` stops every later send."""
+
+    audit_failed: bool = False
+    not_sent: list[Command] = field(default_factory=list)
+    """Commands never tried because the audit log could not be written first."""
+
+    @staticmethod
+    def failure(command: Command, reason: str) -> dict[str, Any]:
+        """A Result `failures` entry."""
+        return {"device": command.device, "command": command.command, "reason": reason}
+
+
+Listener = Callable[[EventKind, Command, str | None], None]
+"""Told of each command as it starts, finishes or fails (with the reason)."""
+
+
+class SyncRunner:
+    """Sends batches in order through a blocking hub, writing the audit log ahead."""
+
+    def __init__(self, hub: Hub, audit: AuditLog | None) -> None:
+        self.hub = hub
+        self.audit = audit
+
+    def read(self, device_id: str) -> Mapping[str, Any] | HubError:
+        """A fresh read, or the hub's error (never raised: the planner decides what it means)."""
+        try:
+            return self.hub.read(device_id)
+        except HubError as err:
+            return err
+
+    def run(
+        self,
+        batches: Sequence[Batch],
+        *,
+        session: str,
+        text: str,
+        listener: Listener | None = None,
+    ) -> Report:
+        """Send every batch's commands in order; a failed audit write stops the rest."""
+        report = Report()
+        for batch in batches:
+            for command in batch.commands:
+                if report.audit_failed:
+                    report.not_sent.append(command)
+                    continue
+                if not _audit_before(self.audit, session, text, command):
+                    report.audit_failed = True
+                    report.not_sent.append(command)
+                    continue
+                if listener is not None:
+                    listener("started", command, None)
+                try:
+                    self.hub.send(command.device, command.command, command.params)
+                except HubError as err:
+                    batch.failed.append((command, err.reason))
+                    result = err.reason
+                else:
+                    batch.sent.append(command)
+                    result = "ok"
+                log.info(
+                    "jiayu.sent",
+                    extra={"session": session, "device": command.device,
+                           "command": command.command, "result": result},
+                )
+                if listener is not None:
+                    listener("finished" if result == "ok" else "failed", command, result)
+                if not _audit_after(self.audit, session, text, command, result):
+                    report.audit_failed = True
+        return report
+
+
+def _audit_before(audit: AuditLog | None, session: str, text: str, command: Command) -> bool:
+    """Write the intent line; False when the log cannot be written (then nothing is sent)."""
+    if audit is None:
+        return True
+    try:
+        audit.record(
+            session=session,
+            text=text,
+            device=command.device,
+            command=command.command,
+            params=command.params,
+            result="sending",
+        )
+    except AuditError as err:
+        log.error("jiayu.audit_failed", extra={"path": audit.path, "error": str(err)})
+        return False
+    return True
+
+
+def _audit_after(
+    audit: AuditLog | None, session: str, text: str, command: Command, result: str
+) -> bool:
+    """Write what came of a send; False stops later sends (the log is no longer complete)."""
+    if audit is None:
+        return True
+    try:
+        audit.record(
+            session=session,
+            text=text,
+            device=command.device,
+            command=command.command,
+            params=command.params,
+            result=result,
+        )
+    except AuditError as err:
+        log.error("jiayu.audit_failed", extra={"path": audit.path, "error": str(err)})
+        return False
+    return True
