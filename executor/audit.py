@@ -63,9 +63,7 @@ class AuditLog:
         try:
             # backslashreplace: a lone surrogate in what was said is logged as an escape,
             # which JSON reads back, instead of blocking the send.
-            with self._lock, open(
-                self.path, "a", encoding="utf-8", errors="backslashreplace"
-            ) as f:
+            with self._lock, open(self.path, "a", encoding="utf-8", errors="backslashreplace") as f:
                 f.write(line + "\n")
         except OSError as err:
             raise AuditError(f"{self.path}: the audit log cannot be written: {err}") from err

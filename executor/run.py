@@ -85,7 +85,7 @@ class SyncRunner:
                 if report.audit_failed:
                     report.not_sent.append(command)
                     continue
-                if not _audit_before(self.audit, session, text, command):
+                if not audit_before(self.audit, session, text, command):
                     report.audit_failed = True
                     report.not_sent.append(command)
                     continue
@@ -101,17 +101,21 @@ class SyncRunner:
                     result = "ok"
                 log.info(
                     "jiayu.sent",
-                    extra={"session": session, "device": command.device,
-                           "command": command.command, "result": result},
+                    extra={
+                        "session": session,
+                        "device": command.device,
+                        "command": command.command,
+                        "result": result,
+                    },
                 )
                 if listener is not None:
                     listener("finished" if result == "ok" else "failed", command, result)
-                if not _audit_after(self.audit, session, text, command, result):
+                if not audit_after(self.audit, session, text, command, result):
                     report.audit_failed = True
         return report
 
 
-def _audit_before(audit: AuditLog | None, session: str, text: str, command: Command) -> bool:
+def audit_before(audit: AuditLog | None, session: str, text: str, command: Command) -> bool:
     """Write the intent line; False when the log cannot be written (then nothing is sent)."""
     if audit is None:
         return True
@@ -130,7 +134,7 @@ def _audit_before(audit: AuditLog | None, session: str, text: str, command: Comm
     return True
 
 
-def _audit_after(
+def audit_after(
     audit: AuditLog | None, session: str, text: str, command: Command, result: str
 ) -> bool:
     """Write what came of a send; False stops later sends (the log is no longer complete)."""

@@ -14,6 +14,8 @@ session's lock.
 
 from __future__ import annotations
 
+import asyncio
+import itertools
 import logging
 import os
 import threading
@@ -26,9 +28,11 @@ from typing import TYPE_CHECKING, Any
 from jiayu.compiler import CONFIDENCE_THRESHOLD, Lexicon, compile_text
 from jiayu.compiler.compact import UNKNOWN, compact
 from jiayu.executor.actions import query_attribute, reading_attribute
+from jiayu.executor.arun import AsyncRunner, as_async
 from jiayu.executor.audit import AuditLog
 from jiayu.executor.catalog import apply_command, is_high_risk, params_error
-from jiayu.executor.hubs import FAULT_WORDS, Hub, HubError, SimulatedHub
+from jiayu.executor.events import Event, EventBus, EventKind
+from jiayu.executor.hubs import FAULT_WORDS, AsyncHub, Hub, HubError, SimulatedHub
 from jiayu.executor.plan import Refusal, needs_read, plan
 from jiayu.executor.replies import (
     COMMAND_VERBS,
@@ -104,6 +108,7 @@ class Draft:
     llm_compact: list[dict[str, Any]] | None = None
     scheduled: list[dict[str, Any]] = field(default_factory=list)
     timings: dict[str, float] = field(default_factory=dict)
+    told: list[str] = field(default_factory=list)
 
     def say(self, outcome: Outcome, reply: str) -> None:
         self.outcomes.append(outcome)
@@ -117,6 +122,29 @@ class Draft:
         return [c for b in self.batches for c in b.sent]
 
 
+@dataclass(frozen=True)
+class Handled:
+    """What `Engine.handle` says at once, before the hub has confirmed anything."""
+
+    reply: str
+    """Say this now: it never claims a success that has not happened (好的，正在打开客厅灯)."""
+    outcome: Outcome
+    """What was decided: executed means the commands are being sent."""
+    planned: list[dict[str, Any]]
+    """The commands being sent, in order: {device, command, params}."""
+    pending: list[dict[str, Any]]
+    """For confirm: what waits for 确认."""
+    options: list[str]
+    """For clarify: the candidate device ids."""
+    answers: list[dict[str, Any]]
+    """For a query: what a fresh read found."""
+    turn: int
+    """This turn's number, as in its events: turns are numbered in the order their commands
+    were queued, which is the order each device receives them."""
+    result: asyncio.Future[Result]
+    """The final Result, once every command has been tried (the same Result `turn` gives)."""
+
+
 class Engine:
     """Text in, commands sent, a Result out."""
 
@@ -124,23 +152,36 @@ class Engine:
         self,
         home: Home,
         *,
-        hub: Hub | None = None,
+        hub: Hub | AsyncHub | None = None,
         audit_path: str | os.PathLike[str] | None = None,
         llm: LLMClient | None = None,
+        parallel: int = 8,
+        command_timeout: float = 5.0,
     ) -> None:
         self.home = home
         self.lexicon = Lexicon(home)
         self.names = NameIndex(home)
         self.resolver = Resolver(home, self.names)
-        self.hub: Hub = hub if hub is not None else SimulatedHub(home)
+        self.hub: Hub | AsyncHub = hub if hub is not None else SimulatedHub(home)
         self._audit = AuditLog(audit_path) if audit_path is not None else None
         if self._audit is not None:
             self._audit.check()  # refuse to start rather than send unaudited commands
-        self.runner = SyncRunner(self.hub, self._audit)
         self._fallback = _fallback(llm, home) if llm is not None else None
+        self._limits = (parallel, command_timeout)
+        self._setup()
+        _warm(self.lexicon)
+
+    def _setup(self) -> None:
+        """The per-engine state that is not the home's: sessions, runners, events."""
+        hub = self.hub
+        is_async = asyncio.iscoroutinefunction(getattr(hub, "send", None))
+        self.runner = None if is_async else SyncRunner(hub, self._audit)  # type: ignore[arg-type]
         self._sessions: OrderedDict[str, Session] = OrderedDict()
         self._sessions_lock = threading.Lock()
-        _warm(self.lexicon)
+        self.events = EventBus()
+        self._async: tuple[asyncio.AbstractEventLoop, AsyncRunner] | None = None
+        self._turns = itertools.count(1)
+        self._order: dict[str, asyncio.Lock] = {}
 
     def fresh(self, *, hub: Hub | None = None) -> Engine:
         """A new engine on the same home and indexes: new sessions, and a new simulated hub
@@ -149,10 +190,8 @@ class Engine:
         engine.home, engine.lexicon, engine.names = self.home, self.lexicon, self.names
         engine.resolver = self.resolver
         engine.hub = hub if hub is not None else SimulatedHub(self.home)
-        engine._audit = self._audit
-        engine.runner = SyncRunner(engine.hub, self._audit)
-        engine._fallback = self._fallback
-        engine._sessions, engine._sessions_lock = OrderedDict(), threading.Lock()
+        engine._audit, engine._fallback, engine._limits = self._audit, self._fallback, self._limits
+        engine._setup()
         return engine
 
     @classmethod
@@ -186,6 +225,8 @@ class Engine:
         `area` is the speaker's room id (a satellite's area), `user` who is speaking (for
         preferences); a hub passes what it knows. `listener` hears each command start,
         finish or fail."""
+        if self.runner is None:
+            raise TypeError("this engine's hub is an AsyncHub: use `await engine.handle(...)`")
         session = self.session(session_id)
         with session.lock:
             draft = Draft(text, session, _known_room(self.home, area), user)
@@ -212,6 +253,136 @@ class Engine:
             reply="抱歉，出了点问题，后面的操作没有执行。",
             failures=draft.failures,
         )
+
+    # --- the asyncio API ----------------------------------------------------------
+
+    async def handle(
+        self,
+        text: str,
+        session_id: str = "default",
+        *,
+        area: str | None = None,
+        user: str | None = None,
+    ) -> Handled:
+        """Plan one turn and answer at once; the commands are sent in the background.
+
+        Reads the plan depends on (queries, conditions, relative values) happen before the
+        reply, since the reply says what they found. Events go to `events`; a failure that
+        arrives after the reply is told at the start of the session's next reply."""
+        runner = self._async_runner()
+        session = self.session(session_id)
+        loop = asyncio.get_running_loop()
+        # Turns of one session are planned in the order they arrive (asyncio.Lock is FIFO).
+        async with self._order.setdefault(session_id, asyncio.Lock()):
+            draft = Draft(text, session, _known_room(self.home, area), user)
+
+            def read(device_id: str) -> Mapping[str, Any] | HubError:
+                return asyncio.run_coroutine_threadsafe(runner.read(device_id), loop).result()
+
+            def plan_locked() -> str:
+                with session.lock:
+                    self.plan_turn(draft, read)
+                    return self._announce(draft)
+
+            try:
+                reply = await asyncio.to_thread(plan_locked)
+            except Exception:
+                number = next(self._turns)
+                result = self.crashed(draft)
+                self.events.publish(Event("turn.failed", session_id, number, reply=result.reply))
+                return _handled(result, number, loop.create_future())
+
+            def notify(kind: str, command: Command, reason: str | None) -> None:
+                event_kind: EventKind = f"command.{kind}"  # type: ignore[assignment]
+                self.events.publish(
+                    Event(
+                        event_kind,
+                        session_id,
+                        number,
+                        command.device,
+                        command.command,
+                        dict(command.params),
+                        reason,
+                    )
+                )
+
+            # Numbered when queued: per device, commands go out in turn-number order.
+            number = next(self._turns)
+            sending = runner.submit(draft.batches, session=session_id, text=text, notify=notify)
+        decided: list[Outcome] = [*draft.outcomes]
+        decided.extend("executed" for b in draft.batches if b.commands)
+        outcome = most_blocking(decided)
+        done = asyncio.create_task(self._settle(draft, sending, number))
+        return Handled(
+            reply,
+            outcome,
+            [_command_json(c) for b in draft.batches for c in b.commands],
+            [_command_json(c) for c in draft.held] if outcome == "confirm" else [],
+            list(dict.fromkeys(draft.options)),
+            draft.answers,
+            number,
+            done,
+        )
+
+    def subscribe(self, session_id: str, callback: Callable[[Event], None]) -> Callable[[], None]:
+        """Call `callback` with every event of the session; returns the unsubscribe function."""
+        return self.events.on(session_id, callback)
+
+    def stream(self, session_id: str) -> Any:
+        """The session's events as an async iterator (`async for event in engine.stream(s)`)."""
+        return self.events.stream(session_id)
+
+    def _async_runner(self) -> AsyncRunner:
+        loop = asyncio.get_running_loop()
+        if self._async is None or self._async[0] is not loop:
+            parallel, timeout = self._limits
+            runner = AsyncRunner(
+                as_async(self.hub), self._audit, parallel=parallel, timeout=timeout
+            )
+            self._async = (loop, runner)
+        return self._async[1]
+
+    def _announce(self, draft: Draft) -> str:
+        """The first reply, before anything is sent: what will happen, never that it did."""
+        parts: list[str] = []
+        for part in draft.parts:
+            if isinstance(part, str):
+                parts.append(part)
+            elif part.scene is not None:
+                parts.append(f"好的，正在执行{shown(part.scene)}")
+            elif part.commands:
+                parts.append(
+                    done_phrase(self.home, part.clause, part.commands).replace("已", "正在")
+                )
+        reply = "，".join(p for p in parts if p)
+        if reply.startswith("正在"):
+            reply = "好的，" + reply
+        told = list(draft.session.messages)
+        draft.session.messages.clear()
+        draft.told = told
+        return "。".join([*told, reply]) if told else reply
+
+    async def _settle(self, draft: Draft, sending: asyncio.Task[Report], number: int) -> Result:
+        """When every command of the turn has been tried: the final Result, its events, and
+        any failure queued for the next reply."""
+        try:
+            report = await sending
+            for batch in draft.batches:
+                position = {id(c): i for i, c in enumerate(batch.commands)}
+                batch.sent.sort(key=lambda c: position[id(c)])
+            with draft.session.lock:
+                result = self.finish(draft, report, told=False)
+        except Exception:
+            result = self.crashed(draft)
+            self.events.publish(Event("turn.failed", draft.session.id, number, reply=result.reply))
+            return result
+        late = [p for b in draft.batches for p in self._batch_phrases(b) if "没有执行" in p]
+        if report.audit_failed:
+            late.append("审计日志写不进去，有的操作没有执行")
+        draft.session.messages.extend(f"刚才{p}" for p in late)
+        kind: EventKind = "turn.failed" if late else "turn.done"
+        self.events.publish(Event(kind, draft.session.id, number, reply=result.reply))
+        return result
 
     # --- planning -------------------------------------------------------------
 
@@ -254,8 +425,11 @@ class Engine:
                 # (see _apply), so a low-confidence parse still never acts on a guess.
                 log.info(
                     "jiayu.low_confidence",
-                    extra={"session": draft.session.id, "text": draft.text,
-                           "confidence": compiled.confidence},
+                    extra={
+                        "session": draft.session.id,
+                        "text": draft.text,
+                        "confidence": compiled.confidence,
+                    },
                 )
                 draft.source, draft.parsed = "grammar", compiled
                 return compiled.clauses
@@ -266,8 +440,11 @@ class Engine:
         else:
             log.info(
                 "jiayu.no_parse",
-                extra={"session": draft.session.id, "text": draft.text,
-                       "reason": getattr(compiled, "reason", "stray")},
+                extra={
+                    "session": draft.session.id,
+                    "text": draft.text,
+                    "reason": getattr(compiled, "reason", "stray"),
+                },
             )
         if isinstance(pending, PendingConfirm | PendingClarify):
             draft.session.pending = pending  # not understood is no answer: keep waiting
@@ -615,9 +792,11 @@ class Engine:
             return f"有，{names_phrase(self.home, matching)}{word}"
         # all / yes_no: every device asked about is in the state asked about
         if not others:
-            return f"是的，{names_phrase(self.home, matching)}都{word}" if len(
-                matching
-            ) > 1 else f"是的，{names_phrase(self.home, matching)}{word}"
+            return (
+                f"是的，{names_phrase(self.home, matching)}都{word}"
+                if len(matching) > 1
+                else f"是的，{names_phrase(self.home, matching)}{word}"
+            )
         return f"没有，{names_phrase(self.home, others)}{other_word}"
 
     def _condition_holds(
@@ -632,9 +811,7 @@ class Engine:
             return True
         if condition.subject is None:
             room = (
-                focus[-1]
-                if focus
-                else draft.area or next(iter(draft.session.recent_rooms), None)
+                focus[-1] if focus else draft.area or next(iter(draft.session.recent_rooms), None)
             )
             if room is None:
                 draft.say("rejected", f"不知道要读哪里的{attribute_word(condition.attribute)}")
@@ -687,8 +864,9 @@ class Engine:
 
     # --- the Result ------------------------------------------------------------
 
-    def finish(self, draft: Draft, report: Report) -> Result:
-        """The Result of a planned and run turn; updates the session."""
+    def finish(self, draft: Draft, report: Report, *, told: bool = True) -> Result:
+        """The Result of a planned and run turn; updates the session. `told`: the reply
+        starts with the session's queued messages (the async path said them already)."""
         session = draft.session
         outcomes = list(draft.outcomes)
         replies: list[str] = []
@@ -718,10 +896,11 @@ class Engine:
         reply = "，".join(r for r in replies if r)
         if outcome == "executed" and not reply.startswith("好的"):
             reply = "好的，" + reply
-        told = list(session.messages)
-        session.messages.clear()
         if told:
-            reply = "。".join(told) + "。" + reply
+            queued = list(session.messages)
+            session.messages.clear()
+            if queued:
+                reply = "。".join([*queued, reply])
         return Result(
             draft.text,
             outcome,
@@ -782,6 +961,11 @@ class Engine:
             return "Unknown"
         types = {self.home.device(d).type for d in match.devices}
         return types.pop() if len(types) == 1 else "Unknown"
+
+
+def _handled(result: Result, number: int, never: asyncio.Future[Result]) -> Handled:
+    never.set_result(result)
+    return Handled(result.reply, result.outcome, [], [], [], [], number, never)
 
 
 def _fallback(llm: LLMClient, home: Home) -> Fallback:
