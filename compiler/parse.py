@@ -25,7 +25,7 @@ from lark.lexer import Lexer
 from jiayu.compiler.build import Builder, Unsupported
 from jiayu.compiler.confidence import confidence
 from jiayu.compiler.lexicon import FILLER, Lexicon
-from jiayu.compiler.normalize import MAX_LENGTH, normalize
+from jiayu.text import MAX_LENGTH, normalize
 from jiayu.ir import Compiled, NoParse, Parse, Token
 
 MAX_CLAUSES = 20
