@@ -1,20 +1,37 @@
-"""Replay corpus cases (CONTRACTS.md §3): each in a fresh session on a fresh simulated hub."""
+"""Replay corpus cases (CONTRACTS.md §3), each in a fresh session on a fresh simulated hub,
+and measure them like a product: pass/fail by tag and by file, the outcome confusion matrix,
+seed 003's ask-or-act decision, the turns that needed the LLM, commands no case expected,
+and latency per stage.
+
+    jiayu replay FILE... [--json] [--metrics OUT.json]
+"""
 
 from __future__ import annotations
 
+import argparse
 import json
+import math
+import sys
+import time
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from pathlib import Path
 from typing import Any
 
-from jiayu.cases import Case
+from jiayu.cases import Case, load_cases
 from jiayu.engine import Engine
 from jiayu.executor.hubs import SimulatedHub
 from jiayu.home import load_home
-from jiayu.result import Result
+from jiayu.result import PRECEDENCE, Result
+
+ASK = frozenset({"clarify", "confirm"})
+"""Seed 003: a turn that needs the user (a question or a confirmation) rather than acting."""
+ACTS = frozenset({"executed", "scheduled"})
+"""Outcomes under which a case without `expect.commands` may legitimately send something."""
+STAGES = ("compile", "llm", "resolve", "plan", "send")
+"""Result.timings keys, in pipeline order; the replay adds `turn`, the wall time of the call."""
 
 
 @dataclass(frozen=True)
@@ -22,12 +39,22 @@ class Replayed:
     """One replayed case."""
 
     case: Case
+    """The case as loaded."""
     result: Result
+    """The Result of the case's own text (its history ran first, unchecked)."""
     problems: tuple[str, ...]
+    """Every way the result differs from the expectation; empty when it passed."""
+    elapsed: float = 0.0
+    """Seconds `Engine.turn` took for the case's text, measured around the call."""
 
     @property
     def passed(self) -> bool:
         return not self.problems
+
+    @property
+    def unexpected(self) -> list[dict[str, Any]]:
+        """Commands sent that the case did not expect (see `unexpected_commands`)."""
+        return unexpected_commands(self.case.expect, self.result)
 
 
 @lru_cache(maxsize=16)
@@ -41,14 +68,21 @@ def run_case(case: Case) -> Replayed:
     engine = base.fresh(hub=SimulatedHub(base.home, case.state))
     for earlier in case.history:
         engine.turn(earlier, case.id, area=case.area)
+    started = time.perf_counter()
     result = engine.turn(case.text, case.id, area=case.area)
-    return Replayed(case, result, tuple(check(case.expect, result)))
+    elapsed = time.perf_counter() - started
+    return Replayed(case, result, tuple(check(case.expect, result)), elapsed)
+
+
+def allowed_outcomes(expect: dict[str, Any]) -> list[str]:
+    """`expect.outcome` as a list: one outcome or several acceptable ones."""
+    outcome = expect["outcome"]
+    return [outcome] if isinstance(outcome, str) else list(outcome)
 
 
 def check(expect: dict[str, Any], result: Result) -> Iterator[str]:
     """Every way the result differs from what the case expects."""
-    outcomes = expect["outcome"]
-    allowed = [outcomes] if isinstance(outcomes, str) else outcomes
+    allowed = allowed_outcomes(expect)
     if result.outcome not in allowed:
         yield f"outcome {result.outcome!r}, expected {' or '.join(map(repr, allowed))}"
     if "commands" in expect:
@@ -69,6 +103,25 @@ def check(expect: dict[str, Any], result: Result) -> Iterator[str]:
         yield f"reply {result.reply!r} lacks {expect['reply_contains']!r}"
 
 
+def unexpected_commands(expect: dict[str, Any], result: Result) -> list[dict[str, Any]]:
+    """Commands sent that no expectation accounts for: with `expect.commands`, those sent
+    beyond it (multiset difference); without, every command sent when no acceptable outcome
+    is one that sends (executed, scheduled). The number a safety review looks at first."""
+    if "commands" in expect:
+        budget = Counter(_command_key(c) for c in expect["commands"])
+        extra = []
+        for command in result.commands:
+            key = _command_key(command)
+            if budget[key] > 0:
+                budget[key] -= 1
+            else:
+                extra.append(command)
+        return extra
+    if ACTS.isdisjoint(allowed_outcomes(expect)):
+        return list(result.commands)
+    return []
+
+
 def _command_key(command: dict[str, Any]) -> str:
     return json.dumps(
         [command["device"], command["command"], command.get("params", {})],
@@ -85,20 +138,248 @@ def _show(items: Any) -> str:
     return json.dumps(items, ensure_ascii=False, separators=(",", ":"))
 
 
+def nearest_rank(values: Sequence[float], q: float) -> float:
+    """The q-quantile (0 < q ≤ 1) by nearest rank: a value that was actually observed."""
+    if not values:
+        raise ValueError("no values")
+    ordered = sorted(values)
+    return ordered[max(0, math.ceil(q * len(ordered)) - 1)]
+
+
+def _ratio(hits: int, total: int) -> float | None:
+    return hits / total if total else None
+
+
+@dataclass(frozen=True)
+class Report:
+    """The metrics of one replay run."""
+
+    replayed: tuple[Replayed, ...]
+
+    @property
+    def passed(self) -> int:
+        return sum(r.passed for r in self.replayed)
+
+    @property
+    def failed(self) -> int:
+        return len(self.replayed) - self.passed
+
+    @cached_property
+    def by_tag(self) -> dict[str, tuple[int, int]]:
+        """tag → (passed, failed); a case counts under each of its tags, or `untagged`."""
+        return _tally(
+            (tag, r.passed) for r in self.replayed for tag in r.case.tags or ("untagged",)
+        )
+
+    @cached_property
+    def by_file(self) -> dict[str, tuple[int, int]]:
+        """case file name → (passed, failed)."""
+        return _tally((_file_of(r.case), r.passed) for r in self.replayed)
+
+    @cached_property
+    def confusion(self) -> dict[str, dict[str, int]]:
+        """expected → got → count. A case that accepts several outcomes and got one of them
+        sits on the diagonal; one that got none is counted under `a|b` (its alternatives)."""
+        matrix: dict[str, Counter[str]] = {}
+        for r in self.replayed:
+            allowed = allowed_outcomes(r.case.expect)
+            got = r.result.outcome
+            row = got if got in allowed else "|".join(allowed)
+            matrix.setdefault(row, Counter())[got] += 1
+        return {row: dict(matrix[row]) for row in sorted(matrix, key=_outcome_order)}
+
+    @cached_property
+    def ask_or_act(self) -> dict[str, dict[str, Any]]:
+        """Seed 003's decision, per side (`ask`: clarify or confirm; `act`: anything else):
+        {expected, predicted, correct, precision, recall}. Cases that accept both an asking
+        and an acting outcome say nothing about the decision and are left out (`either`)."""
+        counts = {side: Counter[str]() for side in ("ask", "act")}
+        either = 0
+        for r in self.replayed:
+            allowed = set(allowed_outcomes(r.case.expect))
+            if allowed <= ASK:
+                want = "ask"
+            elif allowed.isdisjoint(ASK):
+                want = "act"
+            else:
+                either += 1
+                continue
+            got = "ask" if r.result.outcome in ASK else "act"
+            counts[want]["expected"] += 1
+            counts[got]["predicted"] += 1
+            if want == got:
+                counts[got]["correct"] += 1
+        out: dict[str, dict[str, Any]] = {}
+        for side, c in counts.items():
+            out[side] = {
+                "expected": c["expected"],
+                "predicted": c["predicted"],
+                "correct": c["correct"],
+                "precision": _ratio(c["correct"], c["predicted"]),
+                "recall": _ratio(c["correct"], c["expected"]),
+            }
+        out["either"] = {"cases": either}
+        return out
+
+    @property
+    def llm_turns(self) -> int:
+        """Checked turns the LLM fallback answered (`source == "llm"`)."""
+        return sum(r.result.source == "llm" for r in self.replayed)
+
+    @cached_property
+    def unexpected(self) -> list[tuple[Replayed, list[dict[str, Any]]]]:
+        """Each case that sent commands it did not expect, with those commands."""
+        return [(r, extra) for r in self.replayed if (extra := r.unexpected)]
+
+    @cached_property
+    def latency(self) -> dict[str, dict[str, float]]:
+        """stage → {n, median_ms, p99_ms}, over the checked turns that went through the stage;
+        `turn` is the whole call as the replay timed it."""
+        samples: dict[str, list[float]] = {stage: [] for stage in (*STAGES, "turn")}
+        for r in self.replayed:
+            for stage, seconds in r.result.timings.items():
+                samples.setdefault(stage, []).append(seconds)
+            samples["turn"].append(r.elapsed)
+        return {
+            stage: {
+                "n": len(values),
+                "median_ms": 1000 * nearest_rank(values, 0.5),
+                "p99_ms": 1000 * nearest_rank(values, 0.99),
+            }
+            for stage, values in samples.items()
+            if values
+        }
+
+    def to_json(self) -> dict[str, Any]:
+        """Every metric as plain JSON (`--metrics`)."""
+        return {
+            "cases": len(self.replayed),
+            "passed": self.passed,
+            "failed": self.failed,
+            "by_tag": {k: {"passed": p, "failed": f} for k, (p, f) in self.by_tag.items()},
+            "by_file": {k: {"passed": p, "failed": f} for k, (p, f) in self.by_file.items()},
+            "confusion": self.confusion,
+            "ask_or_act": self.ask_or_act,
+            "llm_turns": self.llm_turns,
+            "unexpected_commands": [
+                {"id": r.case.id, "text": r.case.text, "commands": extra}
+                for r, extra in self.unexpected
+            ],
+            "latency": self.latency,
+        }
+
+    def text(self) -> str:
+        """The report a person reads."""
+        lines: list[str] = []
+        lines += _counts_table("tag", self.by_tag)
+        lines += ["", *_counts_table("file", self.by_file)]
+        lines += ["", *self._confusion_table()]
+        lines += ["", "ask or act (seed 003): ask = clarify or confirm"]
+        for side in ("ask", "act"):
+            m = self.ask_or_act[side]
+            lines.append(
+                f"  {side}  expected {m['expected']:>4}  predicted {m['predicted']:>4}"
+                f"  precision {_pct(m['precision'])}  recall {_pct(m['recall'])}"
+            )
+        if either := self.ask_or_act["either"]["cases"]:
+            lines.append(f"  ({either} case(s) accept either and are left out)")
+        lines += ["", f"needed the LLM: {self.llm_turns} of {len(self.replayed)} turns"]
+        unexpected = sum(len(extra) for _, extra in self.unexpected)
+        lines.append(f"commands sent that no case expected: {unexpected}")
+        for r, extra in self.unexpected:
+            lines.append(f"  {r.case.id} {r.case.text}: {_show(extra)}")
+        lines += ["", f"{'latency':<10} {'n':>6} {'median':>10} {'p99':>10}"]
+        for stage, m in self.latency.items():
+            lines.append(
+                f"{stage:<10} {m['n']:>6} {m['median_ms']:>7.3f} ms {m['p99_ms']:>7.3f} ms"
+            )
+        for r in self.replayed:
+            if not r.passed:
+                lines.append(f"FAIL {r.case.id} ({r.case.source}) {r.case.text}")
+                lines.extend(f"     {p}" for p in r.problems)
+        lines.append(f"{self.passed} passed, {self.failed} failed")
+        return "\n".join(lines)
+
+    def _confusion_table(self) -> list[str]:
+        matrix = self.confusion
+        columns = sorted({got for row in matrix.values() for got in row}, key=_outcome_order)
+        corner = "expected \\ got"
+        width = max([len(corner), *map(len, matrix)])
+        head = f"{corner:<{width}} " + " ".join(f"{c:>9}" for c in columns)
+        lines = ["outcomes", head]
+        for row, cells in matrix.items():
+            lines.append(
+                f"{row:<{width}} " + " ".join(f"{cells.get(c, 0) or '.':>9}" for c in columns)
+            )
+        return lines
+
+
+def _tally(pairs: Iterable[tuple[str, bool]]) -> dict[str, tuple[int, int]]:
+    counts: dict[str, list[int]] = {}
+    for key, passed in pairs:
+        counts.setdefault(key, [0, 0])[0 if passed else 1] += 1
+    return {key: (ok, bad) for key, (ok, bad) in sorted(counts.items())}
+
+
+def _file_of(case: Case) -> str:
+    # Case.source is "path:line"; the path itself may hold a colon, the line number never.
+    return Path(case.source.rsplit(":", 1)[0]).name
+
+
+_RANK: dict[str, int] = {outcome: i for i, outcome in enumerate(PRECEDENCE)}
+
+
+def _outcome_order(label: str) -> tuple[int, str]:
+    return (_RANK.get(label.split("|")[0], len(_RANK)), label)
+
+
+def _pct(value: float | None) -> str:
+    return "   n/a" if value is None else f"{100 * value:5.1f}%"
+
+
+def _counts_table(what: str, counts: dict[str, tuple[int, int]]) -> list[str]:
+    width = max([len(what), *map(len, counts)])
+    lines = [f"{what:<{width}} {'passed':>7} {'failed':>7}"]
+    lines += [f"{key:<{width}} {ok:>7} {bad:>7}" for key, (ok, bad) in counts.items()]
+    return lines
+
+
 def summary(outcomes: Sequence[Replayed]) -> str:
-    """Pass/fail counts by tag, then every failure with its reasons."""
-    by_tag: dict[str, list[int]] = {}
-    for o in outcomes:
-        for tag in o.case.tags or ("untagged",):
-            counts = by_tag.setdefault(tag, [0, 0])
-            counts[0 if o.passed else 1] += 1
-    lines = [
-        f"{tag:<20} {ok:>4} passed {bad:>4} failed" for tag, (ok, bad) in sorted(by_tag.items())
-    ]
-    for o in outcomes:
-        if not o.passed:
-            lines.append(f"FAIL {o.case.id} ({o.case.source}) {o.case.text}")
-            lines.extend(f"     {p}" for p in o.problems)
-    passed = sum(o.passed for o in outcomes)
-    lines.append(f"{passed} passed, {len(outcomes) - passed} failed")
-    return "\n".join(lines)
+    """The whole text report of replayed cases."""
+    return Report(tuple(outcomes)).text()
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The `jiayu replay` options."""
+    parser.add_argument("files", nargs="+", help="corpus case files (JSONL)")
+    parser.add_argument(
+        "--json",
+        action="store_true",
+        help='one line per case, {"id", "pass", "result"} (CONTRACTS.md §3), and nothing else',
+    )
+    parser.add_argument(
+        "--metrics", metavar="FILE", help="also write every metric as one JSON object to FILE"
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    """Replay the files; 0 when every case passed, 1 otherwise (CorpusError propagates)."""
+    cases = [case for path in args.files for case in load_cases(path)]
+    report = Report(tuple(run_case(case) for case in cases))
+    if args.json:
+        for r in report.replayed:
+            line = {"id": r.case.id, "pass": r.passed, "result": r.result.to_json()}
+            print(json.dumps(line, ensure_ascii=False, separators=(",", ":")))
+    else:
+        print(report.text())
+    if args.metrics:
+        try:
+            Path(args.metrics).write_text(
+                json.dumps(report.to_json(), ensure_ascii=False, indent=1) + "\n", "utf-8"
+            )
+        except OSError as err:
+            print(
+                f"{args.metrics}: cannot write the metrics: {err.strerror or err}", file=sys.stderr
+            )
+            return 2
+    return 0 if report.failed == 0 else 1
