@@ -1,0 +1,326 @@
+"""What each user likes (seed 003): 记住我喜欢26度, 我喜欢暖光, 我看电视的音量是20.
+
+The hub points at a JSON file; every change rewrites it atomically, so a crash leaves
+either the old preferences or the new ones, never half of each. The file looks like
+
+    {"version": 1,
+     "users": {"小明": {"target_temperature": 26, "color_temp": "warm",
+                        "volume@Television": 20}}}
+
+A key names the state attribute the preference is for (the attribute a `Value` of kind
+"preferred" carries), optionally narrowed to one device type with ``@Type``
+(``volume@Television``: the volume this user watches television at). The vocabulary:
+
+    target_temperature  °C, 5–40 (a device's own limits still apply when it is used)
+    color_temp          kelvin, 1000–10000, or a light colour: warm, cool, natural
+    brightness          0–100 (integer)
+    volume              0–100 (integer)
+    position            0–100 (integer; a cover's opening)
+    fan_speed           low, medium, high, auto
+    mode                cool, heat, dry, fan, auto
+
+A user or key never stored reads as None: the engine then asks (`clarify`) and stores
+the answer. This module also holds the small state-file helpers (read with validation,
+write atomically) that the schedule store shares.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import stat
+import tempfile
+import threading
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from functools import cache
+from importlib.resources import files
+from pathlib import Path
+from typing import Any
+
+from jiayu.errors import InputError, JiayuError, Problem, json_pointer
+
+MAX_STATE_BYTES = 16 * 1024 * 1024
+"""A state file is the hub's own small file; anything larger is not one of ours."""
+
+VERSION = 1
+
+
+class StateFileError(InputError):
+    """A state file (preferences, schedules) cannot be read, is invalid, or cannot be written;
+    one `FILE: /pointer: problem` line per problem."""
+
+
+class PreferenceError(JiayuError):
+    """A preference that cannot be stored: an unknown key or a value it cannot take."""
+
+
+@dataclass(frozen=True)
+class _Kind:
+    """What values one preference takes."""
+
+    bounds: tuple[float, float] | None = None
+    """The lowest and highest number allowed; None when only words are."""
+    integer: bool = False
+    words: tuple[str, ...] = ()
+
+    def problem(self, value: object) -> str | None:
+        """Why `value` cannot be this preference; None when it can."""
+        if isinstance(value, str):
+            return None if value in self.words else f"{_show(value)} is not {self.wanted}"
+        # bool is an int to Python; true is not a temperature.
+        if isinstance(value, bool) or not isinstance(value, int | float) or not self.bounds:
+            return f"{_show(value)} is not {self.wanted}"
+        low, high = self.bounds
+        if not math.isfinite(value):
+            return f"{_show(value)} is not a finite number"
+        if not low <= value <= high:
+            return f"{_show(value)} is not within {low:g}–{high:g}"
+        if self.integer and not float(value).is_integer():
+            return f"{_show(value)} is not a whole number"
+        return None
+
+    @property
+    def wanted(self) -> str:
+        """What the values are, for messages: "a number or one of: warm, cool, natural"."""
+        kinds = ["a number"] if self.bounds else []
+        kinds += ["one of: " + ", ".join(self.words)] if self.words else []
+        return " or ".join(kinds)
+
+
+VOCABULARY: Mapping[str, _Kind] = {
+    "target_temperature": _Kind((5, 40)),
+    "color_temp": _Kind((1000, 10000), integer=True, words=("warm", "cool", "natural")),
+    "brightness": _Kind((0, 100), integer=True),
+    "volume": _Kind((0, 100), integer=True),
+    "position": _Kind((0, 100), integer=True),
+    "fan_speed": _Kind(words=("low", "medium", "high", "auto")),
+    "mode": _Kind(words=("cool", "heat", "dry", "fan", "auto")),
+}
+"""The preference keys (state attributes) and the values each takes."""
+
+MAX_USER_CHARS = 100
+
+
+def preference_key(attribute: str, device_type: str | None = None) -> str:
+    """The key a preference is stored under: ``volume`` or ``volume@Television``."""
+    return f"{attribute}@{device_type}" if device_type else attribute
+
+
+def key_problem(key: str) -> str | None:
+    """Why `key` is not a preference key; None when it is."""
+    attribute, _, device_type = key.partition("@")
+    if attribute not in VOCABULARY:
+        return f"{_show(key)} is not a preference: known are {', '.join(VOCABULARY)}"
+    if "@" in key and device_type not in device_types():
+        return f"{_show(device_type)} is not a device type"
+    return None
+
+
+def value_problem(key: str, value: object) -> str | None:
+    """Why `value` cannot be stored under `key` (a valid key); None when it can."""
+    return VOCABULARY[key.partition("@")[0]].problem(value)
+
+
+@cache
+def device_types() -> frozenset[str]:
+    """The device types of the home file's schema: one list for homes and preferences."""
+    text = (files("jiayu") / "schemas" / "home.schema.json").read_text(encoding="utf-8")
+    return frozenset(json.loads(text)["$defs"]["type"]["enum"])
+
+
+Preference = float | int | str
+
+
+class PreferenceStore:
+    """Per-user preferences, in memory and (when `path` is given) in a JSON file.
+
+    Thread-safe: the sync engine and the asyncio runtime may share one store. The file is
+    read once, at construction (StateFileError lists every problem in it); a missing file
+    is created empty then, so an unwritable path fails at start, not at the first 记住.
+    """
+
+    def __init__(self, path: Path | None) -> None:
+        self.path = path
+        self._lock = threading.Lock()
+        self._users: dict[str, dict[str, Preference]] = {}
+        if path is not None:
+            data = read_state_file(path)
+            if data is None:
+                write_state_file(path, self._document())
+            else:
+                self._users = _parse(data, str(path))
+
+    def get(self, user: str, key: str) -> Preference | None:
+        """The stored value, or None when this user has not said it."""
+        with self._lock:
+            return self._users.get(user, {}).get(key)
+
+    def preferred(self, user: str, attribute: str, device_type: str | None) -> Preference | None:
+        """The value for `attribute` on a device of `device_type`: the type's own preference
+        (volume@Television) first, then the plain one (volume); None when neither is stored."""
+        with self._lock:
+            stored = self._users.get(user, {})
+            typed = stored.get(preference_key(attribute, device_type)) if device_type else None
+            return typed if typed is not None else stored.get(attribute)
+
+    def set(self, user: str, key: str, value: Preference) -> Preference:
+        """Store a value (PreferenceError when the key or value is not allowed) and return it
+        as stored: whole numbers of integer preferences become ints (26.0 → 26)."""
+        problem = _user_problem(user) or key_problem(key) or value_problem(key, value)
+        if problem:
+            raise PreferenceError(problem)
+        kind = VOCABULARY[key.partition("@")[0]]
+        if kind.integer and isinstance(value, float):
+            value = int(value)
+        with self._lock:
+            previous = self._users.get(user, {}).get(key)
+            self._users.setdefault(user, {})[key] = value
+            if self.path is not None:
+                try:
+                    write_state_file(self.path, self._document())
+                except StateFileError:
+                    # Memory never claims what the file does not hold.
+                    if previous is None:
+                        del self._users[user][key]
+                    else:
+                        self._users[user][key] = previous
+                    raise
+        return value
+
+    def _document(self) -> dict[str, Any]:
+        return {"version": VERSION, "users": self._users}
+
+
+def _parse(data: object, source: str) -> dict[str, dict[str, Preference]]:
+    problems: list[Problem] = []
+
+    def report(path: tuple[str, ...], message: str) -> None:
+        problems.append(Problem(source, json_pointer(path), message))
+
+    users: dict[str, dict[str, Preference]] = {}
+    if not isinstance(data, dict):
+        report((), f"{_show(data)} is not an object")
+    else:
+        check_document(data, "users", report)
+        stored = data.get("users")
+        for user, prefs in stored.items() if isinstance(stored, dict) else ():
+            if problem := _user_problem(user):
+                report(("users", user), problem)
+            elif not isinstance(prefs, dict):
+                report(("users", user), f"{_show(prefs)} is not an object")
+            else:
+                for key, value in prefs.items():
+                    if problem := key_problem(key) or value_problem(key, value):
+                        report(("users", user, key), problem)
+                users[user] = prefs
+    if problems:
+        raise StateFileError(problems)
+    return users
+
+
+def check_document(
+    data: dict[str, Any], body: str, report: Callable[[tuple[str, ...], str], None]
+) -> None:
+    """Check a state file's frame: {"version": 1, body: ...} and no other keys."""
+    if "version" not in data:
+        report((), 'missing required key "version"')
+    elif data["version"] != VERSION or isinstance(data["version"], bool):
+        report(("version",), f"{_show(data['version'])} is not a version this jiayu reads (1)")
+    if body not in data:
+        report((), f"missing required key {_show(body)}")
+    elif not isinstance(data[body], dict | list):
+        report((body,), f"{_show(data[body])} is not what {_show(body)} holds")
+    for key in data:
+        if key not in ("version", body):
+            report((), f"unknown key {_show(key)}")
+
+
+def read_state_file(path: Path) -> object | None:
+    """The parsed JSON of a state file, or None when there is none yet. StateFileError when it
+    cannot be read or is not JSON: not a regular file, too large, not UTF-8, a number that is
+    not finite, nested too deep."""
+    source = str(path)
+
+    def fail(message: str) -> StateFileError:
+        return StateFileError([Problem(source, "", message)])
+
+    try:
+        # Looked at before opening: opening a FIFO for reading would block the hub forever.
+        info = os.stat(path)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise fail(f"cannot read: {exc.strerror or exc}") from exc
+    if not stat.S_ISREG(info.st_mode):
+        raise fail("not a regular file")
+    if info.st_size > MAX_STATE_BYTES:
+        raise fail(f"larger than {MAX_STATE_BYTES // (1024 * 1024)} MB")
+    try:
+        data: object = json.loads(path.read_bytes().decode("utf-8"), parse_constant=_no_constant)
+    except OSError as exc:
+        raise fail(f"cannot read: {exc.strerror or exc}") from exc
+    except UnicodeDecodeError as exc:
+        raise fail(f"not UTF-8 text: {exc.reason}") from exc
+    except json.JSONDecodeError as exc:
+        raise fail(f"invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}") from exc
+    except ValueError as exc:  # a non-finite constant, or an integer past Python's digit limit
+        raise fail(str(exc)) from exc
+    except RecursionError as exc:
+        raise fail("nested too deep") from exc
+    return data
+
+
+def write_state_file(path: Path, data: object) -> None:
+    """Replace the file with `data` as JSON, atomically: a temporary file in the same folder,
+    flushed to disk, then renamed over the old one (and the rename itself made durable)."""
+    text = json.dumps(data, ensure_ascii=False, indent=1, allow_nan=False) + "\n"
+    folder = path.parent
+    try:
+        fd, temp = tempfile.mkstemp(dir=folder, prefix=f".{path.name}.", suffix=".tmp")
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as handle:
+                handle.write(text)
+                handle.flush()
+                os.fsync(handle.fileno())
+            os.replace(temp, path)
+        except BaseException:
+            Path(temp).unlink(missing_ok=True)
+            raise
+        _sync_folder(folder)
+    except OSError as exc:
+        problem = Problem(str(path), "", f"cannot write: {exc.strerror or exc}")
+        raise StateFileError([problem]) from exc
+
+
+def _sync_folder(folder: Path) -> None:
+    # The rename lives in the folder's entry; without this a power cut may forget it.
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return  # not every system lets a folder be opened; the data itself is on disk
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def _no_constant(name: str) -> object:
+    raise ValueError(f"{name} is not a finite number")
+
+
+def _user_problem(user: object) -> str | None:
+    if not isinstance(user, str) or not user.strip():
+        return "a user id is empty"
+    if len(user) > MAX_USER_CHARS:
+        return f"a user id is longer than {MAX_USER_CHARS} characters"
+    return None
+
+
+def _show(value: object) -> str:
+    # Values come from files people edit: show them as JSON, and never at length.
+    text = json.dumps(value, ensure_ascii=False, default=str)
+    return text if len(text) <= 40 else text[:39] + "…"
