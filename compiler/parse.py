@@ -25,8 +25,8 @@ from lark.lexer import Lexer
 from jiayu.compiler.build import Builder, Unsupported
 from jiayu.compiler.confidence import confidence
 from jiayu.compiler.lexicon import FILLER, Lexicon
-from jiayu.text import MAX_LENGTH, normalize
 from jiayu.ir import Compiled, NoParse, Parse, Token
+from jiayu.text import MAX_LENGTH, normalize
 
 MAX_CLAUSES = 20
 """More actions than this in one breath is not a home command; it is refused whole."""

@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 
 from jiayu.compiler import CONFIDENCE_THRESHOLD, compile_text
-from jiayu.text import normalize
 from jiayu.compiler.numbers import chinese_integer, scan_number
 from jiayu.engine import Engine
 from jiayu.ir import NoParse, Parse
+from jiayu.text import normalize
 
 
 @pytest.mark.parametrize(
