@@ -1,0 +1,409 @@
+"""`jiayu coverage`: which grammar rules, rule alternatives and fixed words the corpus
+exercises, so a grammar author sees what no case tests.
+
+    jiayu coverage [FILE...] [--json]      (default: every case file of the bundled corpus)
+
+Grammar: every text of every case (history turns included) is compiled on its case's home;
+the tokens of each one that compiles are parsed again by a twin of the grammar in which no
+rule is inlined (the `?` marks removed: the language and its LALR tables are the same, only
+the tree keeps every rule's node). Each node is then matched to the alternative of the
+source grammar (`a | b -> alias`) its children spell, so coverage speaks of the lines of
+grammar/jiayu.lark, not of Lark's expanded rules.
+
+Words: a fixed word (jiayu.grammar.vocab) is covered when some text lexes it exactly (a
+pinyin-corrected slip does not count: the word itself was not said); a numeral character or
+a classifier when it is part of a number or count that some text says.
+
+Exits 1 when anything is uncovered, 0 otherwise.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+from collections import Counter
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from functools import cache
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from lark import Lark, Tree
+from lark import Token as LarkToken
+from lark.lexer import Lexer
+
+from jiayu.cases import Case, load_cases
+from jiayu.compiler import Lexicon, compile_text
+from jiayu.compiler.lexicon import FILLER
+from jiayu.compiler.parse import GRAMMAR_TEXT
+from jiayu.grammar import vocab
+from jiayu.home import load_home
+from jiayu.ir import Parse, Token
+
+# --- the grammar's source alternatives ----------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Alternative:
+    """One `|`-separated alternative of a rule in grammar/jiayu.lark."""
+
+    rule: str
+    """The rule it belongs to."""
+    index: int
+    """Its position among the rule's alternatives, from 0."""
+    expansion: str
+    """Its right-hand side as written (without the alias)."""
+    alias: str | None
+    """The tree node name it builds (`-> alias`), if any."""
+
+    @property
+    def label(self) -> str:
+        return f"{self.rule}: {self.expansion}" + (f" -> {self.alias}" if self.alias else "")
+
+
+_RULE_START = re.compile(r"^\??([a-z_][a-z0-9_]*)\s*:(.*)$")
+_ITEM = re.compile(r"\s*(->\s*[a-z_][a-z0-9_]*|[A-Za-z_][A-Za-z0-9_]*|[()|?*+])")
+
+
+def alternatives(grammar: str) -> list[Alternative]:
+    """Every rule alternative of a Lark grammar written in this project's style (one rule
+    per definition, continuation lines starting with `|`, no literals or templates)."""
+    bodies: dict[str, list[str]] = {}
+    current: str | None = None
+    for raw in grammar.splitlines():
+        line = raw.split("//", 1)[0].rstrip()
+        if not line.strip() or line.startswith("%"):
+            continue
+        start = _RULE_START.match(line)
+        if start:
+            current = start.group(1)
+            bodies[current] = [start.group(2)]
+        elif current is not None and line[0].isspace():
+            bodies[current].append(line)
+        else:
+            raise ValueError(f"grammar line not understood: {raw!r}")
+    out: list[Alternative] = []
+    for rule, lines in bodies.items():
+        for index, alt in enumerate(_split_top(_items(" ".join(lines)))):
+            alias = alt[-1][2:].strip() if alt and alt[-1].startswith("->") else None
+            body = alt[:-1] if alias else alt
+            out.append(Alternative(rule, index, _spell(body), alias))
+    return out
+
+
+def _items(text: str) -> list[str]:
+    items: list[str] = []
+    pos = 0
+    while pos < len(text.rstrip()):
+        found = _ITEM.match(text, pos)
+        if not found:
+            raise ValueError(f"grammar text not understood at {text[pos:]!r}")
+        items.append(found.group(1))
+        pos = found.end()
+    return items
+
+
+def _split_top(items: list[str]) -> list[list[str]]:
+    parts: list[list[str]] = [[]]
+    depth = 0
+    for item in items:
+        depth += (item == "(") - (item == ")")
+        if item == "|" and depth == 0:
+            parts.append([])
+        else:
+            parts[-1].append(item)
+    return parts
+
+
+def _spell(items: list[str]) -> str:
+    text = " ".join(items)
+    return re.sub(r"\( ", "(", re.sub(r" \)", ")", re.sub(r" ([?*+])", r"\1", text)))
+
+
+class _Compiler:
+    """Turns an alternative's EBNF into a regular expression over the names of a tree
+    node's children, each followed by one space."""
+
+    def __init__(self, names_of: dict[str, list[str]]) -> None:
+        self.names_of = names_of  # rule -> every node name that rule's subtree can carry
+
+    def pattern(self, expansion: str) -> re.Pattern[str]:
+        self.items = _items(expansion)
+        self.pos = 0
+        regex = self._alternation()
+        if self.pos != len(self.items):
+            raise ValueError(f"unbalanced grammar expansion {expansion!r}")
+        return re.compile(regex)
+
+    def _alternation(self) -> str:
+        branches = [self._sequence()]
+        while self.pos < len(self.items) and self.items[self.pos] == "|":
+            self.pos += 1
+            branches.append(self._sequence())
+        return "(?:" + "|".join(branches) + ")"
+
+    def _sequence(self) -> str:
+        out = ""
+        while self.pos < len(self.items) and self.items[self.pos] not in ("|", ")"):
+            item = self.items[self.pos]
+            self.pos += 1
+            if item == "(":
+                atom = self._alternation()
+                self.pos += 1  # the ")"
+            elif item[0].isupper():
+                atom = f"(?:{re.escape(item)} )"
+            else:
+                names = self.names_of.get(item, [item])
+                atom = "(?:" + "|".join(f"{re.escape(n)} " for n in names) + ")"
+            if self.pos < len(self.items) and self.items[self.pos] in ("?", "*", "+"):
+                atom += self.items[self.pos]
+                self.pos += 1
+            out += atom
+        return out
+
+
+class _Given(Lexer):
+    """Lark's custom-lexer hook: the tokens come from our lexicon."""
+
+    def __init__(self, conf: Any) -> None:
+        pass
+
+    def lex(self, data: Any) -> Iterator[LarkToken]:  # type: ignore[override]
+        yield from data
+
+
+@dataclass(frozen=True)
+class GrammarMap:
+    """The source alternatives of a grammar and the uninlined twin parser that finds them."""
+
+    alternatives: tuple[Alternative, ...]
+    patterns: tuple[re.Pattern[str], ...]
+    by_node: dict[str, tuple[int, ...]]
+    """node name -> indexes of the alternatives that can build such a node."""
+    parser: Lark
+
+    @classmethod
+    def build(cls, grammar: str) -> GrammarMap:
+        alts = alternatives(grammar)
+        names_of: dict[str, list[str]] = {}
+        for alt in alts:
+            names = names_of.setdefault(alt.rule, [alt.rule])
+            if alt.alias and alt.alias not in names:
+                names.append(alt.alias)
+        compiler = _Compiler(names_of)
+        by_node: dict[str, list[int]] = {}
+        for i, alt in enumerate(alts):
+            by_node.setdefault(alt.alias or alt.rule, []).append(i)
+        twin = re.sub(r"^\?", "", grammar, flags=re.MULTILINE)
+        return cls(
+            tuple(alts),
+            tuple(compiler.pattern(alt.expansion) for alt in alts),
+            {node: tuple(ids) for node, ids in by_node.items()},
+            Lark(twin, parser="lalr", lexer=_Given),
+        )
+
+    def walk(self, tree: Tree[LarkToken]) -> Iterator[int | str]:
+        """The alternative index of every node of the tree, or the node's name when no
+        alternative spells its children (a gap in this mapping, reported, never hidden)."""
+        for node in tree.iter_subtrees():
+            spelled = "".join(
+                f"{child.type if isinstance(child, LarkToken) else child.data} "
+                for child in node.children
+            )
+            hits: list[int | str] = [
+                i
+                for i in self.by_node.get(str(node.data), ())
+                if self.patterns[i].fullmatch(spelled)
+            ]
+            yield from hits or [str(node.data)]
+
+
+@cache
+def _grammar_map() -> GrammarMap:
+    return GrammarMap.build(GRAMMAR_TEXT)
+
+
+# --- the fixed vocabulary -------------------------------------------------------------------
+
+NUMERAL = "NUMERAL"
+"""The table name given to vocab.DIGITS and vocab.UNITS, read by the number scanner."""
+
+
+def fixed_words() -> dict[str, tuple[str, ...]]:
+    """Every fixed word → the vocabulary tables it is listed in."""
+    tables: dict[str, list[str]] = {}
+    listed: list[tuple[str, Iterable[str]]] = [
+        ("WAKE", vocab.WAKE_WORDS),
+        ("FILLER", vocab.FILLERS),
+        ("CLASSIFIER", vocab.CLASSIFIERS),
+        *((kind, table) for kind, table in vocab.TABLES.items()),
+        (NUMERAL, (*vocab.DIGITS, *vocab.UNITS)),
+    ]
+    for kind, words in listed:
+        for word in words:
+            tables.setdefault(word, []).append(kind)
+    return {word: tuple(kinds) for word, kinds in tables.items()}
+
+
+def words_in(tokens: Iterable[Token], fixed: dict[str, tuple[str, ...]]) -> Iterator[str]:
+    """The fixed words a text's tokens exercise."""
+    for token in tokens:
+        if token.kind in ("NUM", "COUNT"):
+            yield from (ch for ch in token.said if NUMERAL in fixed.get(ch, ()))
+            if token.kind == "COUNT":
+                yield token.said[-1]  # the classifier (两盏 → 盏)
+        elif token.match == "exact" and token.text in fixed:
+            yield token.text
+
+
+# --- measuring --------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Coverage:
+    """How often the corpus exercised each grammar alternative and each fixed word."""
+
+    alternatives: dict[Alternative, int]
+    words: dict[str, int]
+    tables: dict[str, tuple[str, ...]]
+    """Each fixed word's vocabulary tables, for the report."""
+    unmapped: dict[str, int]
+    """Tree nodes no alternative spells: a bug in this module if ever non-empty."""
+    texts: int
+    parsed: int
+
+    @property
+    def rules(self) -> dict[str, int]:
+        counts: Counter[str] = Counter()
+        for alt, hits in self.alternatives.items():
+            counts[alt.rule] += hits
+        return dict(counts)
+
+    def uncovered_rules(self) -> list[str]:
+        return [rule for rule, hits in self.rules.items() if not hits]
+
+    def uncovered_alternatives(self) -> list[Alternative]:
+        return [alt for alt, hits in self.alternatives.items() if not hits]
+
+    def uncovered_words(self) -> list[str]:
+        return [word for word, hits in self.words.items() if not hits]
+
+    @property
+    def complete(self) -> bool:
+        return not (self.uncovered_alternatives() or self.uncovered_words() or self.unmapped)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "texts": self.texts,
+            "parsed": self.parsed,
+            "rules": {"total": len(self.rules), "uncovered": self.uncovered_rules()},
+            "alternatives": {
+                "total": len(self.alternatives),
+                "uncovered": [a.label for a in self.uncovered_alternatives()],
+            },
+            "words": {
+                "total": len(self.words),
+                "uncovered": {w: list(self.tables[w]) for w in self.uncovered_words()},
+            },
+            "unmapped": self.unmapped,
+        }
+
+    def text(self) -> str:
+        rules, alts, words = self.rules, self.alternatives, self.words
+        lines = [
+            f"{self.texts} texts, {self.parsed} parsed",
+            f"rules         {_covered(rules)}",
+            f"alternatives  {_covered(alts)}",
+            f"fixed words   {_covered(words)}",
+        ]
+        if self.uncovered_alternatives():
+            lines.append("uncovered alternatives:")
+            lines += [f"  {a.label}" for a in self.uncovered_alternatives()]
+        if self.uncovered_words():
+            lines.append("uncovered fixed words:")
+            by_table: dict[str, list[str]] = {}
+            for word in self.uncovered_words():
+                by_table.setdefault("/".join(self.tables[word]), []).append(word)
+            lines += [f"  {table}: {' '.join(ws)}" for table, ws in sorted(by_table.items())]
+        if self.unmapped:
+            lines.append(f"tree nodes no alternative spells (a coverage bug): {self.unmapped}")
+        return "\n".join(lines)
+
+
+def _covered(counts: dict[Any, int]) -> str:
+    return f"{sum(1 for hits in counts.values() if hits)}/{len(counts)} covered"
+
+
+def texts_of(cases: Iterable[Case]) -> Iterator[tuple[Path, str]]:
+    """(home, text) for every turn of every case, history first, each pair once."""
+    seen: set[tuple[Path, str]] = set()
+    for case in cases:
+        for text in (*case.history, case.text):
+            if (case.home, text) not in seen:
+                seen.add((case.home, text))
+                yield case.home, text
+
+
+def measure(cases: Iterable[Case]) -> Coverage:
+    """Coverage of the grammar and the fixed words by these cases."""
+    grammar = _grammar_map()
+    fixed = fixed_words()
+    alt_hits = [0] * len(grammar.alternatives)
+    words: Counter[str] = Counter()
+    unmapped: Counter[str] = Counter()
+    lexicons: dict[Path, Lexicon] = {}
+    texts = parsed = 0
+    for home, text in texts_of(cases):
+        if home not in lexicons:
+            lexicons[home] = Lexicon(load_home(home))
+        compiled = compile_text(text, lexicons[home])
+        texts += 1
+        words.update(words_in(compiled.tokens, fixed))
+        if not isinstance(compiled, Parse):
+            continue
+        parsed += 1
+        # The same token stream compile_text gave its parser (fillers are not grammar).
+        stream = [
+            LarkToken(t.kind, t.text, start_pos=i)
+            for i, t in enumerate(t for t in compiled.tokens if t.kind != FILLER)
+        ]
+        for hit in grammar.walk(grammar.parser.parse(stream)):
+            if isinstance(hit, int):
+                alt_hits[hit] += 1
+            else:
+                unmapped[hit] += 1
+    return Coverage(
+        dict(zip(grammar.alternatives, alt_hits, strict=True)),
+        {word: words[word] for word in fixed},
+        fixed,
+        dict(unmapped),
+        texts,
+        parsed,
+    )
+
+
+def corpus_files() -> list[Path]:
+    """The case files of the bundled corpus."""
+    folder = Path(str(resources.files("jiayu.corpus")))
+    return sorted(folder.glob("*.jsonl"))
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The `jiayu coverage` options."""
+    parser.add_argument(
+        "files", nargs="*", type=Path, help="corpus case files (default: the bundled corpus)"
+    )
+    parser.add_argument("--json", action="store_true", help="the report as one JSON object")
+
+
+def run(args: argparse.Namespace) -> int:
+    """Report coverage; 1 when any alternative or fixed word is uncovered, else 0."""
+    cases = [case for path in args.files or corpus_files() for case in load_cases(path)]
+    coverage = measure(cases)
+    if args.json:
+        print(json.dumps(coverage.to_json(), ensure_ascii=False))
+    else:
+        print(coverage.text())
+    return 0 if coverage.complete else 1

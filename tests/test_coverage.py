@@ -1,0 +1,113 @@
+"""`jiayu coverage`: grammar alternatives found from parse trees, fixed words from tokens."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+from collections import Counter
+from pathlib import Path
+
+import pytest
+from lark import Token as LarkToken
+
+from jiayu import coverage
+from jiayu.cases import load_cases
+from jiayu.coverage import Alternative, GrammarMap, alternatives, fixed_words, measure, words_in
+from jiayu.ir import Token
+
+CORPUS = Path(__file__).resolve().parent.parent / "corpus"
+
+TOY = """
+// a comment
+%declare ON OFF NAME NUM AND
+start: clause (AND clause)*
+?clause: ON NAME NUM?     -> on   // trailing comment
+       | OFF NAME         -> off
+       | NAME
+       | (ON | OFF) NUM+  -> on
+"""
+
+
+def test_alternatives_are_read_as_written() -> None:
+    assert alternatives(TOY) == [
+        Alternative("start", 0, "clause (AND clause)*", None),
+        Alternative("clause", 0, "ON NAME NUM?", "on"),
+        Alternative("clause", 1, "OFF NAME", "off"),
+        Alternative("clause", 2, "NAME", None),
+        Alternative("clause", 3, "(ON | OFF) NUM+", "on"),
+    ]
+    assert alternatives(TOY)[4].label == "clause: (ON | OFF) NUM+ -> on"
+
+
+def test_each_tree_node_is_matched_to_the_alternative_its_children_spell() -> None:
+    grammar = GrammarMap.build(TOY)
+    kinds = ["ON", "NAME", "AND", "NAME", "AND", "OFF", "NUM", "NUM", "AND", "ON", "NAME", "NUM"]
+    tree = grammar.parser.parse([LarkToken(k, k.lower(), start_pos=i) for i, k in enumerate(kinds)])
+    hits = Counter(grammar.alternatives[h].label for h in grammar.walk(tree))  # type: ignore[index]
+    assert hits == {
+        "start: clause (AND clause)*": 1,
+        "clause: ON NAME NUM? -> on": 2,
+        "clause: NAME": 1,
+        "clause: (ON | OFF) NUM+ -> on": 1,
+    }
+
+
+def test_words_count_exact_fixed_words_numerals_and_classifiers_not_slips() -> None:
+    fixed = fixed_words()
+    tokens = [
+        Token("FILLER", "麻烦", "麻烦", 0, "exact"),
+        Token("ON", "打开", "打开", 2, "exact", "on"),
+        Token("COUNT", "两盏", "两盏", 4, "exact", 2),
+        Token("TYPE", "灯", "等", 6, "pinyin", "Light"),  # a slip: 灯 was not said
+        Token("NUM", "二十六", "二十六", 7, "exact", 26.0),
+        Token("NAME", "客厅灯", "客厅灯", 10, "exact", "客厅灯"),
+    ]
+    assert list(words_in(tokens, fixed)) == ["麻烦", "打开", "两", "盏", "二", "十", "六"]
+    assert "ON" in fixed["打开"] and "CLASSIFIER" in fixed["盏"]
+
+
+@pytest.fixture
+def tiny(tmp_path: Path) -> Path:
+    shutil.copy(CORPUS / "homes" / "demo.json", tmp_path / "demo.json")
+    path = tmp_path / "tiny.jsonl"
+    case = {
+        "id": "t1",
+        "home": "demo.json",
+        "text": "麻烦打开客厅灯",
+        "history": ["书房空调调到二十六度"],
+        "expect": {"outcome": "executed"},
+    }
+    path.write_text(json.dumps(case, ensure_ascii=False) + "\n", "utf-8")
+    return path
+
+
+def test_measure_counts_history_turns_too(tiny: Path) -> None:
+    result = measure(load_cases(tiny))
+    assert (result.texts, result.parsed) == (2, 2)
+    covered = {w for w, hits in result.words.items() if hits}
+    assert covered == {"麻烦", "打开", "调到", "二", "十", "六", "度"}
+    by_node = {a.alias or a.rule for a, hits in result.alternatives.items() if hits}
+    assert {"head_on", "target_tail", "t_set"} <= by_node
+    assert "head_off" not in by_node
+    assert result.unmapped == {}
+    assert not result.complete
+
+
+def test_every_node_of_the_real_corpus_maps_to_a_source_alternative() -> None:
+    cases = [case for path in sorted(CORPUS.glob("*.jsonl")) for case in load_cases(path)]
+    result = measure(cases)
+    assert result.unmapped == {}
+    assert result.parsed > 0.9 * result.texts
+
+
+def test_run_exits_non_zero_when_anything_is_uncovered(
+    tiny: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    parser = argparse.ArgumentParser()
+    coverage.add_arguments(parser)
+    assert coverage.run(parser.parse_args([str(tiny), "--json"])) == 1
+    report = json.loads(capsys.readouterr().out)
+    assert report["texts"] == 2
+    assert "关掉" in report["words"]["uncovered"]
+    assert "head_clause: OFF target -> head_off" in report["alternatives"]["uncovered"]
