@@ -8,20 +8,17 @@ hub author fixes a file in one round.
 from __future__ import annotations
 
 import json
+import math
 import os
-import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from functools import cache
-from importlib.resources import files
-from pathlib import Path
 from types import MappingProxyType
 from typing import Any, cast
 
-from jsonschema import Draft202012Validator
-
 from jiayu.errors import HomeError, Problem, json_pointer
 from jiayu.executor.catalog import LIMIT_KEYS, params_error, schema_message, state_error, supports
+from jiayu.jsonfile import load_schema, path_key, read_json
+from jiayu.text import plain_name as plain_name  # re-exported: the lexicon keys names with it
 
 
 @dataclass(frozen=True)
@@ -74,6 +71,8 @@ class SceneStep:
     """The catalog command."""
     params: Mapping[str, Any]
     """The command's params, valid for the device."""
+    delay_s: float = 0.0
+    """Seconds to wait before this step is sent."""
 
     # params is a read-only mapping, which cannot be hashed; equal steps still hash equal.
     def __hash__(self) -> int:
@@ -215,52 +214,38 @@ class Home:
         return self._index.on_floor.get(floor_id, ())
 
     def bare_name(self, device: Device) -> str | None:
-        """The device's name without its room's name in front (客厅台灯 → 台灯), if it has one."""
+        """The device's name without its room's name in front (客厅台灯 → 台灯), if it has one;
+        in its plain form (`plain_name`), as names are compared."""
         room = self._index.rooms.get(device.room)
         if room is None:
             return None
-        prefix = room_prefix(room, device.name)
+        name = plain_name(device.name)
+        prefix = room_prefix(room, name)
         if prefix is None:
             return None
-        return _LEADING_FILLER.sub("", device.name[len(prefix) :]) or None
+        return name[len(prefix) :] or None
 
 
 def room_prefix(room: Room, name: str) -> str | None:
-    """The room's name or alias that `name` starts with, longest first (so 主卧室空调 in a
-    room called 主卧 with alias 主卧室 gives 主卧室); None if it starts with neither."""
-    return next(
-        (
-            w
-            for w in sorted((room.name, *room.aliases), key=len, reverse=True)
-            if name.startswith(w)
-        ),
-        None,
-    )
+    """The plain form (`plain_name`) of the room's name or alias that the plain name `name`
+    starts with, longest first (so 主卧室空调 in a room called 主卧 with alias 主卧室 gives
+    主卧室); None if it starts with neither."""
+    words = sorted({plain_name(w) for w in (room.name, *room.aliases)}, key=len, reverse=True)
+    return next((w for w in words if w and name.startswith(w)), None)
 
 
-_LEADING_FILLER = re.compile(r"^[\s的]+")
 _SECTIONS = ("floors", "rooms", "groups", "scenes", "devices")
 
 
 def load_home(path: str | os.PathLike[str], *, label: str | None = None) -> Home:
     """Read, check and build the home in a JSON file; HomeError lists every problem."""
     source = label if label is not None else os.fspath(path)
-    try:
-        # Bytes, so json picks the encoding (and skips a BOM) the way the JSON RFC says.
-        data = json.loads(Path(path).read_bytes())
-    except OSError as exc:
-        raise HomeError([Problem(source, "", f"cannot read: {exc.strerror or exc}")]) from exc
-    except json.JSONDecodeError as exc:
-        where = f"line {exc.lineno}, column {exc.colno}"
-        raise HomeError([Problem(source, "", f"invalid JSON at {where}: {exc.msg}")]) from exc
-    except UnicodeDecodeError as exc:
-        raise HomeError([Problem(source, "", f"not UTF-8 text: {exc.reason}")]) from exc
-    return parse_home(data, source)
+    return parse_home(read_json(path, source, HomeError), source)
 
 
 def parse_home(data: object, source: str) -> Home:
     """Check and build a home from parsed JSON; HomeError lists every problem."""
-    errors = sorted(_home_validator().iter_errors(data), key=lambda e: _path_key(e.absolute_path))
+    errors = load_schema("home").errors(data)
     if errors:
         problems = (
             Problem(source, json_pointer(e.absolute_path), schema_message(e)) for e in errors
@@ -274,20 +259,9 @@ def parse_home(data: object, source: str) -> Home:
 
     home = _build(cast(Mapping[str, Any], data), source, report)
     if found:
-        found.sort(key=lambda f: _path_key(f[0]))
+        found.sort(key=lambda f: path_key(f[0]))
         raise HomeError([Problem(source, json_pointer(path), message) for path, message in found])
     return home
-
-
-@cache
-def _home_validator() -> Draft202012Validator:
-    text = (files("jiayu") / "schemas" / "home.schema.json").read_text(encoding="utf-8")
-    return Draft202012Validator(json.loads(text))
-
-
-def _path_key(path: Sequence[str | int]) -> tuple[tuple[int, str], ...]:
-    # Numerically by index, so /devices/10 comes after /devices/9.
-    return tuple((p, "") if isinstance(p, int) else (-1, p) for p in path)
 
 
 _Report = Callable[[tuple[str | int, ...], str], None]
@@ -296,6 +270,7 @@ _Report = Callable[[tuple[str | int, ...], str], None]
 def _build(doc: Mapping[str, Any], source: str, report: _Report) -> Home:
     """The home a schema-valid document describes, reporting what its parts get wrong."""
     _check_ids(doc, report)
+    _check_names(doc, report)
     floors = tuple(
         Floor(f["id"], f["name"], tuple(f.get("aliases", ()))) for f in doc.get("floors", ())
     )
@@ -310,7 +285,6 @@ def _build(doc: Mapping[str, Any], source: str, report: _Report) -> Home:
     devices = tuple(
         _device(d, ("devices", i), room_ids, report) for i, d in enumerate(doc["devices"])
     )
-    _check_names(devices, rooms, report)
     by_id = {d.id: d for d in devices}
     groups = []
     for i, g in enumerate(doc.get("groups", ())):
@@ -324,16 +298,22 @@ def _build(doc: Mapping[str, Any], source: str, report: _Report) -> Home:
         steps = []
         for j, step in enumerate(s["steps"]):
             device = by_id.get(step["device"])
+            params = step["params"]
+            bad = [k for k, v in params.items() if not _finite(v)]
+            for key in bad:
+                report(("scenes", i, "steps", j, "params", key), "not a finite number")
             if device is None:
                 report(
                     ("scenes", i, "steps", j, "device"), f'"{step["device"]}" is not a device id'
                 )
-            elif (error := params_error(device, step["command"], step["params"])) is not None:
+            elif not bad and (error := params_error(device, step["command"], params)) is not None:
                 where = "params" if supports(device, step["command"]) else "command"
                 report(("scenes", i, "steps", j, where), error)
-            steps.append(
-                SceneStep(step["device"], step["command"], MappingProxyType(dict(step["params"])))
-            )
+            delay = step.get("delay_s", 0)
+            if not _finite(delay):
+                report(("scenes", i, "steps", j, "delay_s"), "not a finite number")
+            frozen = MappingProxyType(dict(params))
+            steps.append(SceneStep(step["device"], step["command"], frozen, float(delay)))
         scenes.append(Scene(s["id"], s["name"], tuple(s.get("aliases", ())), tuple(steps)))
     return Home(doc["name"], floors, tuple(rooms), tuple(groups), tuple(scenes), devices, source)
 
@@ -358,6 +338,11 @@ def _device(
     capabilities = frozenset(d["capabilities"])
     limits = {}
     for key, limit in d.get("limits", {}).items():
+        bad = [end for end in ("min", "max") if not _finite(limit[end])]
+        for end in bad:
+            report((*path, "limits", key, end), "not a finite number")
+        if bad:
+            continue
         if LIMIT_KEYS[key] not in capabilities:
             report((*path, "limits", key), f'limit "{key}" needs capability "{LIMIT_KEYS[key]}"')
         elif limit["min"] > limit["max"]:
@@ -376,27 +361,46 @@ def _device(
         state=MappingProxyType(dict(d.get("state", {}))),
     )
     for attribute, value in device.state.items():
-        if (error := state_error(device, attribute, value)) is not None:
+        if not _finite(value):
+            report((*path, "state", attribute), "not a finite number")
+        elif (error := state_error(device, attribute, value)) is not None:
             report((*path, "state", attribute), error)
     return device
 
 
-def _check_names(devices: Sequence[Device], rooms: Sequence[Room], report: _Report) -> None:
-    # A device called like a room would make "客厅" mean two things; other clashes are allowed
-    # and resolved by the clarify rules.
-    room_words = {plain_name(a): "alias" for r in rooms for a in r.aliases}
-    room_words |= {plain_name(r.name): "name" for r in rooms}
-    for i, device in enumerate(devices):
-        words: list[tuple[tuple[str | int, ...], str, str]] = [
-            (("devices", i, "name"), "name", device.name)
-        ]
-        words += [(("devices", i, "aliases", j), "alias", a) for j, a in enumerate(device.aliases)]
-        for path, kind, word in words:
-            if (room_kind := room_words.get(plain_name(word))) is not None:
+def _check_names(doc: Mapping[str, Any], report: _Report) -> None:
+    # A room, floor, group or scene called like anything else would make one word mean two
+    # things, and whichever the lexer preferred would win (a scene 厨房灯 over the device
+    # 厨房灯). Devices may share names: the rooms tell them apart, and the clarify rules ask.
+    first: dict[str, tuple[tuple[str, int], str]] = {}
+    first_place: dict[str, tuple[tuple[str, int], str]] = {}
+    # In document order, so the later of two clashing words is the one reported.
+    for section in (key for key in doc if key in _SECTIONS):
+        what = section[:-1]
+        for i, item in enumerate(doc[section]):
+            for path, kind, word in _words(section, i, item):
+                key = plain_name(word)
                 shown = json.dumps(word, ensure_ascii=False)
-                report(path, f"device {kind} {shown} equals a room {room_kind}")
+                if not key:
+                    report(path, f"{what} {kind} {shown} is empty once normalised")
+                    continue
+                label = f"{what} {kind}"
+                other = first_place.get(key) if section == "devices" else first.get(key)
+                if other is not None and other[0] != (section, i):
+                    report(path, f"{label} {shown} equals a {other[1]}")
+                first.setdefault(key, ((section, i), label))
+                if section != "devices":
+                    first_place.setdefault(key, ((section, i), label))
 
 
-def plain_name(text: str) -> str:
-    """The text as names are compared: without 的 and whitespace (客厅的灯 is 客厅灯)."""
-    return re.sub(r"[\s的]", "", text)
+def _words(
+    section: str, index: int, item: Mapping[str, Any]
+) -> Iterable[tuple[tuple[str | int, ...], str, str]]:
+    yield (section, index, "name"), "name", item["name"]
+    for j, alias in enumerate(item.get("aliases", ())):
+        yield (section, index, "aliases", j), "alias", alias
+
+
+def _finite(value: object) -> bool:
+    """False for NaN and the infinities, which no device value may be."""
+    return not isinstance(value, float) or math.isfinite(value)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import json
+import os
 from collections.abc import Callable
 from dataclasses import replace
 from functools import cache
@@ -13,7 +14,7 @@ from typing import Any
 import pytest
 
 from jiayu.errors import HomeError
-from jiayu.home import Home, Limit, load_home
+from jiayu.home import Home, Limit, load_home, parse_home
 
 DEMO = Path(__file__).resolve().parents[1] / "corpus" / "homes" / "demo.json"
 
@@ -422,7 +423,7 @@ def test_invalid_json_names_line_and_column(path: Path) -> None:
 
 def test_text_that_is_not_utf8_is_a_home_error(path: Path) -> None:
     path.write_bytes(b'{"name": "\xff"}')
-    with pytest.raises(HomeError, match=r": /: not UTF-8 text: invalid start byte$"):
+    with pytest.raises(HomeError, match=r": /: not UTF-8 text: invalid start byte at byte 10$"):
         load_home(path)
 
 
@@ -433,4 +434,212 @@ def test_unreadable_file_is_a_home_error(tmp_path: Path) -> None:
     assert str(raised.value) == f"{missing}: /: cannot read: No such file or directory"
     with pytest.raises(HomeError) as raised:
         load_home(tmp_path)
-    assert str(raised.value) == f"{tmp_path}: /: cannot read: Is a directory"
+    assert str(raised.value) == f"{tmp_path}: /: not a regular file"
+
+
+# --- names are compared normalised, and only devices may share them -------------------------
+
+
+def kitchen_light() -> int:
+    return next(i for i, d in enumerate(demo_data()["devices"]) if d["name"] == "厨房灯")
+
+
+@pytest.mark.parametrize(
+    ("mutate", "line"),
+    [
+        pytest.param(
+            set_key("scenes", 0, "name", value="厨房灯"),
+            f'/devices/{kitchen_light()}/name: device name "厨房灯" equals a scene name',
+            id="scene named like a device",
+        ),
+        pytest.param(
+            set_key("groups", 0, "aliases", value=["客厅灯"]),
+            '/devices/0/name: device name "客厅灯" equals a group alias',
+            id="group alias like a device name",
+        ),
+        pytest.param(
+            set_key("floors", 0, "aliases", value=["廚房"]),
+            '/rooms/2/name: room name "厨房" equals a floor alias',
+            id="floor alias like a room name, traditional characters",
+        ),
+        pytest.param(
+            set_key("rooms", 1, "aliases", value=["ＫＥＴＴ"]),
+            None,
+            id="unique full-width alias is fine",
+        ),
+        pytest.param(
+            set_key("devices", 9, "name", value="客\u200b厅"),
+            '/devices/9/name: device name "客\u200b厅" equals a room name',
+            id="device named like a room behind a format character",
+        ),
+        pytest.param(
+            set_key("devices", 0, "aliases", value=["的 "]),
+            '/devices/0/aliases/0: device alias "的 " is empty once normalised',
+            id="alias that normalises to nothing",
+        ),
+        pytest.param(
+            set_key("rooms", 0, "name", value="\u200b"),
+            '/rooms/0/name: room name "\u200b" is empty once normalised',
+            id="room name that normalises to nothing",
+        ),
+    ],
+)
+def test_names_clash_after_normalisation(
+    path: Path, mutate: Callable[[dict[str, Any]], None], line: str | None
+) -> None:
+    if line is None:
+        data = copy.deepcopy(demo_data())
+        mutate(data)
+        path.write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
+        load_home(path)
+    else:
+        assert problems(path, mutate) == [f"{path}: {line}"]
+
+
+def test_the_later_of_two_clashing_words_is_reported(path: Path) -> None:
+    def devices_first(data: dict[str, Any]) -> None:
+        reordered = {"devices": data.pop("devices"), **data}
+        data.clear()
+        data.update(reordered)
+        data["scenes"][0]["name"] = "厨 房 灯"
+
+    assert problems(path, devices_first) == [
+        f'{path}: /scenes/0/name: scene name "厨 房 灯" equals a device name'
+    ]
+
+
+def test_devices_may_share_names_and_a_place_may_repeat_its_own_words(path: Path) -> None:
+    data = copy.deepcopy(demo_data())
+    data["devices"][1]["name"] = data["devices"][0]["name"]
+    data["rooms"][0]["aliases"] = [data["rooms"][0]["name"], "大 厅"]
+    path.write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
+    home = load_home(path)
+    assert home.device(data["devices"][1]["id"]).name == data["devices"][0]["name"]
+
+
+# --- numbers a device can never take -----------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("mutate", "line"),
+    [
+        pytest.param(
+            set_key("devices", 15, "limits", "brightness", "max", value=float("nan")),
+            "/devices/15/limits/brightness/max: not a finite number",
+            id="NaN limit",
+        ),
+        pytest.param(
+            set_key("devices", 29, "state", "target_temperature", value=float("inf")),
+            "/devices/29/state/target_temperature: not a finite number",
+            id="infinite state",
+        ),
+        pytest.param(
+            set_key("scenes", 0, "steps", 3, "params", "value", value=float("-inf")),
+            "/scenes/0/steps/3/params/value: not a finite number",
+            id="infinite scene param",
+        ),
+        pytest.param(
+            set_key("scenes", 0, "steps", 0, "delay_s", value=float("nan")),
+            "/scenes/0/steps/0/delay_s: not a finite number",
+            id="NaN delay",
+        ),
+        pytest.param(
+            set_key("scenes", 0, "steps", 0, "delay_s", value=-1),
+            "/scenes/0/steps/0/delay_s: -1 is less than 0",
+            id="negative delay",
+        ),
+    ],
+)
+def test_non_finite_numbers_built_in_python_are_refused(
+    mutate: Callable[[dict[str, Any]], None], line: str
+) -> None:
+    # Python data can hold NaN, which a file cannot (the reader refuses it); both must fail.
+    data = copy.deepcopy(demo_data())
+    mutate(data)
+    with pytest.raises(HomeError) as raised:
+        parse_home(data, "built")
+    assert str(raised.value) == f"built: {line}"
+
+
+def test_scene_steps_keep_their_delay() -> None:
+    data = copy.deepcopy(demo_data())
+    data["scenes"][0]["steps"][1]["delay_s"] = 2.5
+    scene = parse_home(data, "built").scenes[0]
+    assert [s.delay_s for s in scene.steps[:3]] == [0.0, 2.5, 0.0]
+
+
+# --- files that must not be read whole, or at all ----------------------------------------------
+
+
+def one_line(path: Path | str) -> str:
+    with pytest.raises(HomeError) as raised:
+        load_home(path)
+    assert "\n" not in str(raised.value)
+    return str(raised.value)
+
+
+def test_nan_and_infinity_in_the_file_are_refused_with_their_place(path: Path) -> None:
+    text = json.dumps(demo_data(), ensure_ascii=False)
+    text = text.replace('"target_temperature": 26', '"target_temperature": NaN', 1)
+    path.write_text(text, encoding="utf-8")
+    assert one_line(path).endswith("/state/target_temperature: not a finite number (NaN)")
+    path.write_text(text.replace("NaN", "1e400"), encoding="utf-8")
+    assert one_line(path).endswith("/state/target_temperature: not a finite number (1e400)")
+    path.write_text(text.replace("NaN", "-Infinity"), encoding="utf-8")
+    assert one_line(path).endswith(": not a finite number (-Infinity)")
+
+
+@pytest.mark.parametrize("digits", [21, 5000])
+def test_integers_of_more_than_20_digits_are_refused(path: Path, digits: int) -> None:
+    path.write_text('{"version": 1, "name": "x", "devices": [], "n": %s}' % ("9" * digits))
+    assert one_line(path) == f"{path}: /n: integer of more than 20 digits"
+
+
+def test_twenty_digit_integers_are_read(path: Path) -> None:
+    path.write_text('{"version": 1, "name": "x", "devices": [], "n": -%s}' % ("9" * 20))
+    assert one_line(path) == f'{path}: /: unknown key "n"'
+
+
+@pytest.mark.parametrize("depth", [65, 1000, 100_000])
+def test_deep_nesting_is_refused(path: Path, depth: int) -> None:
+    path.write_text("[" * depth + "]" * depth)
+    assert one_line(path) == f"{path}: /: nests deeper than 64 levels"
+
+
+def test_64_levels_are_read(path: Path) -> None:
+    path.write_text("[" * 64 + "]" * 64)
+    assert one_line(path) == f"{path}: /: [[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[… is not an object"
+
+
+def test_a_lone_surrogate_is_refused(path: Path) -> None:
+    data = copy.deepcopy(demo_data())
+    data["devices"][2]["name"] = "X"
+    text = json.dumps(data, ensure_ascii=False).replace('"name": "X"', '"name": "灯\\ud800"')
+    path.write_text(text, encoding="utf-8")
+    assert (
+        one_line(path) == f"{path}: /devices/2/name: lone surrogate in a string (not Unicode text)"
+    )
+    # A pair is one character, not a lone surrogate.
+    path.write_text(text.replace("\\ud800", "\\ud83d\\udca1"), encoding="utf-8")
+    assert load_home(path).devices[2].name == "灯💡"
+
+
+def test_a_fifo_is_refused_without_waiting(tmp_path: Path) -> None:
+    fifo = tmp_path / "home.fifo"
+    os.mkfifo(fifo)
+    assert one_line(fifo) == f"{fifo}: /: not a regular file"
+
+
+def test_a_device_file_is_refused_without_reading_it() -> None:
+    assert one_line("/dev/zero") == "/dev/zero: /: not a regular file"
+
+
+def test_a_file_over_64_mb_is_refused(path: Path) -> None:
+    with path.open("wb") as file:
+        file.truncate(64 * 1024 * 1024 + 1)  # sparse: no disk, no time
+    assert one_line(path) == f"{path}: /: larger than 64 MB"
+
+
+def test_a_bom_is_skipped(path: Path) -> None:
+    path.write_bytes(b"\xef\xbb\xbf" + json.dumps(demo_data()).encode())
+    assert load_home(path).name == "示范之家"

@@ -1,0 +1,351 @@
+"""JSON input files (homes, corpus cases): read within bounds, and checked against a schema.
+
+Every file a user hands in goes through `read_text` and `parse_json`, so a FIFO, `/dev/zero`,
+a 5,000-digit integer or JSON nested 1,000 deep gives the one-line error instead of a hang,
+a MemoryError or a traceback (CONTRACTS.md §1).
+
+`Schema` checks a document twice over only when it must: a check compiled from the schema
+answers "valid" for the common, valid document in a fraction of jsonschema's time, and
+jsonschema runs (for its error reports) only when that check finds something wrong.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import re
+import stat
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from functools import cache
+from importlib.resources import files
+from typing import Any, cast
+
+from jsonschema import Draft202012Validator, ValidationError
+
+from jiayu.errors import InputError, Problem, json_pointer
+
+MAX_BYTES = 64 * 1024 * 1024
+"""Largest file read: a home of 100,000 devices is about 31 MB."""
+MAX_DEPTH = 64
+"""Deepest nesting of arrays and objects; a home needs 5 levels."""
+MAX_DIGITS = 20
+"""Longest integer, in digits: more than any value a device takes, far below int's cost cliff."""
+
+_Error = type[InputError]
+_Path = tuple[str | int, ...]
+
+
+def read_text(path: str | os.PathLike[str], source: str, error: _Error) -> str:
+    """The text of a regular UTF-8 file of at most MAX_BYTES; `error` names what is wrong."""
+
+    def fail(message: str) -> InputError:
+        return error([Problem(source, "", message)])
+
+    try:
+        # Checked before opening: opening a FIFO for reading waits for a writer.
+        if not stat.S_ISREG(os.stat(path).st_mode):
+            raise fail("not a regular file")
+        # Non-blocking, in case the path was swapped for a FIFO since.
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+        with os.fdopen(fd, "rb") as file:
+            info = os.fstat(file.fileno())
+            if not stat.S_ISREG(info.st_mode):
+                raise fail("not a regular file")
+            if info.st_size > MAX_BYTES:
+                raise fail(f"larger than {MAX_BYTES // (1024 * 1024)} MB")
+            data = file.read(MAX_BYTES + 1)
+    except OSError as exc:
+        raise fail(f"cannot read: {exc.strerror or exc}") from exc
+    if len(data) > MAX_BYTES:  # it grew while we looked
+        raise fail(f"larger than {MAX_BYTES // (1024 * 1024)} MB")
+    try:
+        # A BOM is skipped, as the JSON RFC allows parsers to.
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise fail(f"not UTF-8 text: {exc.reason} at byte {exc.start}") from exc
+
+
+class _Refused:
+    """Stands in, while parsing, for a value the file may not hold; reported with its pointer."""
+
+    __slots__ = ("problem",)
+
+    def __init__(self, problem: str) -> None:
+        self.problem = problem
+
+
+def _constant(name: str) -> _Refused:
+    return _Refused(f"not a finite number ({name})")
+
+
+def _float(text: str) -> float | _Refused:
+    value = float(text)
+    # 1e400 parses as infinity.
+    return value if math.isfinite(value) else _Refused(f"not a finite number ({text[:24]})")
+
+
+def _int(text: str) -> int | _Refused:
+    if len(text.lstrip("-")) > MAX_DIGITS:
+        # Never int() it: past 4,300 digits that raises, and well before it costs.
+        return _Refused(f"integer of more than {MAX_DIGITS} digits")
+    return int(text)
+
+
+# Cheap looks at the raw text that say whether the slower hooks and walk are needed at all.
+_LONG_DIGITS = re.compile(f"[0-9]{{{MAX_DIGITS + 1}}}")
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def parse_json(text: str, source: str, error: _Error) -> object:
+    """The JSON value in `text`, refused (with `error`) when it nests deeper than MAX_DEPTH or
+    holds a non-finite number, an integer of more than MAX_DIGITS digits or a lone surrogate."""
+    refused: list[_Refused] = []
+
+    def constant(name: str) -> _Refused:
+        refused.append(_constant(name))
+        return refused[-1]
+
+    def number(text: str) -> float | _Refused:
+        value = _float(text)
+        if isinstance(value, _Refused):
+            refused.append(value)
+        return value
+
+    long_digits = _LONG_DIGITS.search(text) is not None
+    try:
+        value = json.loads(
+            text,
+            parse_constant=constant,
+            parse_float=number,
+            # The hook costs a call per integer, so only when a long one may be there.
+            parse_int=_int if long_digits else None,
+        )
+    except json.JSONDecodeError as exc:
+        where = f"line {exc.lineno}, column {exc.colno}"
+        raise error([Problem(source, "", f"invalid JSON at {where}: {exc.msg}")]) from exc
+    except RecursionError as exc:
+        raise error([Problem(source, "", f"nests deeper than {MAX_DEPTH} levels")]) from exc
+    if _depth(value) > MAX_DEPTH:
+        raise error([Problem(source, "", f"nests deeper than {MAX_DEPTH} levels")])
+    if refused or long_digits or _SURROGATE_ESCAPE.search(text):
+        problems = [Problem(source, json_pointer(p), m) for p, m in _refusals(value, ())]
+        if problems:
+            raise error(problems)
+    return value
+
+
+def _depth(value: object) -> int:
+    """How deeply arrays and objects nest in `value`, counted up to MAX_DEPTH + 1."""
+    level = 0
+    frontier: list[object] = [value] if isinstance(value, (dict, list)) else []
+    # Level by level, with no recursion and no path kept: this runs on every file.
+    while frontier and level <= MAX_DEPTH:
+        level += 1
+        below: list[object] = []
+        for container in frontier:
+            items = container.values() if isinstance(container, dict) else container
+            below.extend(v for v in cast(Iterable[object], items) if isinstance(v, (dict, list)))
+        frontier = below
+    return level
+
+
+def _refusals(value: object, path: _Path) -> Iterator[tuple[_Path, str]]:
+    # Recursion is bounded: _depth has checked the nesting.
+    if isinstance(value, _Refused):
+        yield path, value.problem
+    elif isinstance(value, str):
+        if _SURROGATE.search(value):
+            yield path, "lone surrogate in a string (not Unicode text)"
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            if _SURROGATE.search(key):
+                yield (*path, key), "lone surrogate in a key (not Unicode text)"
+            yield from _refusals(item, (*path, key))
+    elif isinstance(value, list):
+        for i, item in enumerate(value):
+            yield from _refusals(item, (*path, i))
+
+
+def read_json(path: str | os.PathLike[str], source: str, error: _Error) -> object:
+    """The JSON value in a file, within every bound of `read_text` and `parse_json`."""
+    return parse_json(read_text(path, source, error), source, error)
+
+
+# --- schemas -------------------------------------------------------------------------------
+
+_Check = Callable[[object], bool]
+
+
+class Schema:
+    """One of jiayu's JSON Schemas, compiled for a fast verdict and full error reports."""
+
+    def __init__(self, schema: Mapping[str, Any]) -> None:
+        self._full = Draft202012Validator(schema)
+        self._fast = _Compiler(schema).compile(schema)
+
+    def errors(self, document: object) -> list[ValidationError]:
+        """Every way the document breaks the schema, in document order; empty if none."""
+        if self._fast(document):
+            return []
+        return sorted(self._full.iter_errors(document), key=lambda e: path_key(e.absolute_path))
+
+
+@cache
+def load_schema(name: str) -> Schema:
+    """The schema `jiayu/schemas/{name}.schema.json`, compiled once."""
+    text = (files("jiayu") / "schemas" / f"{name}.schema.json").read_text(encoding="utf-8")
+    loaded: Mapping[str, Any] = json.loads(text)
+    return Schema(loaded)
+
+
+def path_key(path: Sequence[str | int]) -> tuple[tuple[int, str], ...]:
+    """Sort key for a JSON path: numerically by index, so /devices/10 comes after /devices/9."""
+    return tuple((p, "") if isinstance(p, int) else (-1, p) for p in path)
+
+
+# Keywords that only document; everything else must be understood by _Compiler.
+_NOTES = frozenset({"$schema", "$id", "$defs", "title", "description", "$comment"})
+
+
+class _Compiler:
+    """Turns the schema keywords jiayu's schemas use into nested closures.
+
+    Each closure answers only "certainly valid": wherever the answer is not plain
+    (an enum of mixed types, unique items that are not strings) it says no, and
+    jsonschema, which knows the whole standard, decides. A keyword it does not know
+    fails here, when the schema is loaded, rather than passing silently.
+    """
+
+    def __init__(self, root: Mapping[str, Any]) -> None:
+        self._root = root
+        self._refs: dict[str, _Check] = {}
+
+    def compile(self, schema: object) -> _Check:
+        if schema is True:
+            return _always
+        if not isinstance(schema, Mapping):
+            return _never
+        checks = [self._keyword(k, v, schema) for k, v in schema.items() if k not in _NOTES]
+        checks = [c for c in checks if c is not _always]
+        if len(checks) == 1:
+            return checks[0]
+        return lambda value: all(check(value) for check in checks)
+
+    def _ref(self, ref: str) -> _Check:
+        if ref not in self._refs:
+            prefix = "#/$defs/"
+            if not ref.startswith(prefix):
+                raise ValueError(f"unsupported $ref {ref}")
+            target = self._root["$defs"][ref[len(prefix) :]]
+            # Through a cell, so a schema may refer to itself.
+            cell: list[_Check] = []
+            self._refs[ref] = lambda value: cell[0](value)
+            cell.append(self.compile(target))
+            self._refs[ref] = cell[0]
+        return self._refs[ref]
+
+    def _keyword(self, key: str, arg: Any, schema: Mapping[str, Any]) -> _Check:
+        match key:
+            case "$ref":
+                return self._ref(arg)
+            case "type":
+                names = [arg] if isinstance(arg, str) else list(arg)
+                tests = [_TYPES[n] for n in names]
+                return lambda v: any(t(v) for t in tests)
+            case "const":
+                return _equal_to([arg])
+            case "enum":
+                return _equal_to(arg)
+            case "pattern":
+                search = re.compile(arg).search
+                return lambda v: not isinstance(v, str) or search(v) is not None
+            case "minLength":
+                return lambda v: not isinstance(v, str) or len(v) >= arg
+            case "maxLength":
+                return lambda v: not isinstance(v, str) or len(v) <= arg
+            case "minimum":
+                return lambda v: not _is_number(v) or v >= arg
+            case "maximum":
+                return lambda v: not _is_number(v) or v <= arg
+            case "minItems":
+                return lambda v: not isinstance(v, list) or len(v) >= arg
+            case "uniqueItems":
+                return _unique if arg else _always
+            case "items":
+                item = self.compile(arg)
+                return lambda v: not isinstance(v, list) or all(item(i) for i in v)
+            case "required":
+                needed = tuple(arg)
+                return lambda v: not isinstance(v, dict) or all(k in v for k in needed)
+            case "properties":
+                return self._properties(arg, schema.get("additionalProperties", True))
+            case "additionalProperties":
+                if "properties" in schema:
+                    return _always  # checked with the properties
+                return self._properties({}, arg)
+            case "if":
+                test = self.compile(arg)
+                then = self.compile(schema.get("then", True))
+                other = self.compile(schema.get("else", True))
+                return lambda v: then(v) if test(v) else other(v)
+            case "then" | "else":
+                return _always  # checked with "if"
+        raise ValueError(f"schema keyword {key!r} is not supported by the fast check")
+
+    def _properties(self, properties: Mapping[str, Any], additional: object) -> _Check:
+        known = {k: self.compile(s) for k, s in properties.items()}
+        other = self.compile(additional)
+
+        def check(value: object) -> bool:
+            if not isinstance(value, dict):
+                return True
+            for k, v in value.items():
+                test = known.get(k, other)
+                if not test(v):
+                    return False
+            return True
+
+        return check
+
+
+def _always(value: object) -> bool:
+    return True
+
+
+def _never(value: object) -> bool:
+    return False
+
+
+def _is_number(value: object) -> bool:
+    # bool is an int in Python, but not a number in JSON.
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+_TYPES: Mapping[str, _Check] = {
+    "object": lambda v: isinstance(v, dict),
+    "array": lambda v: isinstance(v, list),
+    "string": lambda v: isinstance(v, str),
+    "boolean": lambda v: isinstance(v, bool),
+    "null": lambda v: v is None,
+    "number": _is_number,
+    "integer": lambda v: isinstance(v, int) and not isinstance(v, bool),
+}
+
+
+def _equal_to(allowed: Sequence[object]) -> _Check:
+    if all(isinstance(a, str) for a in allowed):
+        strings = frozenset(allowed)
+        return lambda v: isinstance(v, str) and v in strings
+    if all(_is_number(a) for a in allowed):
+        numbers = tuple(allowed)
+        return lambda v: _is_number(v) and v in numbers
+    return _never  # mixed kinds: jsonschema's equality rules decide
+
+
+def _unique(value: object) -> bool:
+    if not isinstance(value, list):
+        return True
+    # Strings only: JSON equality differs from Python's for 1 and true, 1 and 1.0.
+    return all(isinstance(v, str) for v in value) and len(set(value)) == len(value)
