@@ -1,0 +1,471 @@
+"""Home Assistant as a hub: our commands as HA service calls, HA states as our state.
+
+Two halves. The pure half (`service_call`, `device_state`) is the one table between our
+catalog and HA's services and states; the WebSocket hub below and the conversation agent in
+`integrations/homeassistant/` both use it, so they cannot drift apart. The I/O half,
+`HomeAssistantHub`, speaks HA's WebSocket API (auth, `call_service` with a target,
+`get_states`, `subscribe_events` for `state_changed`) through the `websockets` package's
+sync client (extra `jiayu[homeassistant]`).
+
+A device id is the HA entity_id (`light.living_room`): `jiayu home from-ha` writes homes that
+way, so no mapping table can go stale.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import threading
+from collections.abc import Callable, Mapping
+from concurrent.futures import Future
+from concurrent.futures import TimeoutError as FutureTimeout
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any, Literal
+
+from jiayu.errors import JiayuError
+from jiayu.executor.hubs.base import HubError
+
+if TYPE_CHECKING:
+    from websockets.sync.client import ClientConnection
+
+# --- the one table between our catalog and HA ------------------------------------------
+
+
+@dataclass(frozen=True)
+class ServiceCall:
+    """One HA service call that carries out one of our commands on one entity."""
+
+    domain: str
+    """The service's domain, always the entity's own: a service of another domain would
+    skip the entity and still report success."""
+    service: str
+    """The service ("turn_on", "set_cover_position")."""
+    data: Mapping[str, Any]
+    """The service data, without the target."""
+
+
+_Data = Callable[[Mapping[str, Any]], dict[str, Any]]
+
+
+def _none(_params: Mapping[str, Any]) -> dict[str, Any]:
+    return {}
+
+
+def _key(name: str, divisor: int = 1) -> _Data:
+    def data(params: Mapping[str, Any]) -> dict[str, Any]:
+        value = params["value"]
+        return {name: value / divisor if divisor != 1 else value}
+
+    return data
+
+
+def _fixed(**data: Any) -> _Data:
+    return lambda _params: dict(data)
+
+
+# Entity domains that have HA's generic turn_on/turn_off services.
+_ONOFF = frozenset(
+    {"light", "switch", "fan", "climate", "media_player", "humidifier", "input_boolean"}
+)
+_HVAC_MODES: Mapping[str, str] = MappingProxyType(
+    {"cool": "cool", "heat": "heat", "dry": "dry", "fan": "fan_only", "auto": "auto"}
+)
+# A fan's levels as HA percentages; the low/medium/high cut points of CONTRACTS §1.
+_FAN_PERCENT: Mapping[str, int] = MappingProxyType({"low": 33, "medium": 66, "high": 100})
+
+
+def _hvac_mode(params: Mapping[str, Any]) -> dict[str, Any]:
+    return {"hvac_mode": _HVAC_MODES[params["mode"]]}
+
+
+def _fan_percentage(params: Mapping[str, Any]) -> dict[str, Any]:
+    return {"percentage": _FAN_PERCENT[params["speed"]]}
+
+
+_Rule = tuple[frozenset[str], str, _Data]
+
+_RULES: Mapping[str, tuple[_Rule, ...]] = MappingProxyType(
+    {
+        "turn_on": ((_ONOFF, "turn_on", _none),),
+        "turn_off": ((_ONOFF, "turn_off", _none),),
+        "set_brightness": ((frozenset({"light"}), "turn_on", _key("brightness_pct")),),
+        "set_color_temp": ((frozenset({"light"}), "turn_on", _key("color_temp_kelvin")),),
+        "set_temperature": (
+            (frozenset({"climate", "water_heater"}), "set_temperature", _key("temperature")),
+        ),
+        "set_mode": ((frozenset({"climate"}), "set_hvac_mode", _hvac_mode),),
+        "set_fan_speed": (
+            (frozenset({"climate"}), "set_fan_mode", lambda p: {"fan_mode": p["speed"]}),
+            (frozenset({"fan"}), "set_percentage", _fan_percentage),
+        ),
+        "open": ((frozenset({"cover"}), "open_cover", _none),),
+        "close": ((frozenset({"cover"}), "close_cover", _none),),
+        "stop": ((frozenset({"cover"}), "stop_cover", _none),),
+        "set_position": ((frozenset({"cover"}), "set_cover_position", _key("position")),),
+        "lock": ((frozenset({"lock"}), "lock", _none),),
+        "unlock": ((frozenset({"lock"}), "unlock", _none),),
+        "open_valve": ((frozenset({"valve"}), "open_valve", _none),),
+        "close_valve": ((frozenset({"valve"}), "close_valve", _none),),
+        "set_volume": ((frozenset({"media_player"}), "volume_set", _key("volume_level", 100)),),
+        "mute": ((frozenset({"media_player"}), "volume_mute", _fixed(is_volume_muted=True)),),
+        "unmute": ((frozenset({"media_player"}), "volume_mute", _fixed(is_volume_muted=False)),),
+        "play": ((frozenset({"media_player"}), "media_play", _none),),
+        "pause": ((frozenset({"media_player"}), "media_pause", _none),),
+        "next_track": ((frozenset({"media_player"}), "media_next_track", _none),),
+        "previous_track": ((frozenset({"media_player"}), "media_previous_track", _none),),
+    }
+)
+
+
+def service_call(entity_id: str, command: str, params: Mapping[str, Any]) -> ServiceCall:
+    """The HA service call for one of our commands on one entity; HubError "refused" when
+    HA has no service that does it for that entity's domain (fan speed "auto" on a fan)."""
+    domain = entity_id.partition(".")[0]
+    for domains, service, data in _RULES.get(command, ()):
+        if domain in domains:
+            try:
+                return ServiceCall(domain, service, MappingProxyType(data(params)))
+            except (KeyError, TypeError):
+                break  # params the table cannot carry: refuse rather than guess
+    raise HubError(entity_id, "refused")
+
+
+# --- HA states back to our state attributes -------------------------------------------
+
+UNAVAILABLE = "unavailable"
+_UNKNOWN = "unknown"
+_SENSOR_CLASSES: Mapping[str, str] = MappingProxyType(
+    {"temperature": "temperature", "humidity": "humidity", "illuminance": "illuminance"}
+)
+_HVAC_BACK: Mapping[str, str] = MappingProxyType(
+    {
+        "cool": "cool",
+        "heat": "heat",
+        "dry": "dry",
+        "fan_only": "fan",
+        "auto": "auto",
+        "heat_cool": "auto",
+    }
+)
+
+
+def _number(value: Any) -> float | None:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        try:
+            value = float(value)
+        except (TypeError, ValueError):
+            return None
+    return float(value) if value == value and abs(value) != float("inf") else None
+
+
+def _percent(value: Any, full: float) -> int | None:
+    number = _number(value)
+    return None if number is None else round(number * 100 / full)
+
+
+def fan_level(percentage: Any) -> str | None:
+    """A fan percentage as our level: 1–33 low, 34–66 medium, 67–100 high (CONTRACTS §1)."""
+    number = _number(percentage)
+    if number is None or number <= 0:
+        return None
+    return "low" if number <= 33 else "medium" if number <= 66 else "high"
+
+
+def device_state(entity_id: str, state: str, attributes: Mapping[str, Any]) -> dict[str, Any]:
+    """Our state attributes for an HA entity's state; HubError "offline" when HA says the
+    entity is unavailable. Attributes HA does not report (a light's brightness while it is
+    off) are left out rather than guessed."""
+    if state == UNAVAILABLE:
+        raise HubError(entity_id, "offline")
+    domain = entity_id.partition(".")[0]
+    known = state != _UNKNOWN
+    out: dict[str, Any] = {}
+
+    def put(name: str, value: Any) -> None:
+        if value is not None:
+            out[name] = value
+
+    if domain in {"light", "switch", "fan", "humidifier", "input_boolean"} and known:
+        out["on"] = state == "on"
+    if domain == "light":
+        put("brightness", _percent(attributes.get("brightness"), 255))
+        kelvin = _number(attributes.get("color_temp_kelvin"))
+        put("color_temp", None if kelvin is None else round(kelvin))
+    elif domain == "fan":
+        preset = attributes.get("preset_mode")
+        put("fan_speed", "auto" if preset == "auto" else fan_level(attributes.get("percentage")))
+    elif domain == "climate":
+        if known:
+            out["on"] = state != "off"
+            put("mode", _HVAC_BACK.get(state))
+        put("target_temperature", _number(attributes.get("temperature")))
+        fan_mode = attributes.get("fan_mode")
+        put("fan_speed", fan_mode if fan_mode in _FAN_PERCENT or fan_mode == "auto" else None)
+        put("temperature", _number(attributes.get("current_temperature")))
+        put("humidity", _number(attributes.get("current_humidity")))
+    elif domain == "water_heater":
+        put("target_temperature", _number(attributes.get("temperature")))
+        put("temperature", _number(attributes.get("current_temperature")))
+    elif domain == "cover":
+        position = _number(attributes.get("current_position"))
+        if position is None and state in {"open", "closed"}:
+            position = 100 if state == "open" else 0
+        put("position", None if position is None else round(position))
+    elif domain == "lock" and state in {"locked", "unlocked", "open"}:
+        out["locked"] = state == "locked"
+    elif domain == "valve" and state in {"open", "closed"}:
+        out["open"] = state == "open"
+    elif domain == "media_player":
+        if known:
+            out["on"] = state not in {"off", "standby"}
+            out["playing"] = state == "playing"
+        put("volume", _percent(attributes.get("volume_level"), 1))
+        muted = attributes.get("is_volume_muted")
+        put("muted", muted if isinstance(muted, bool) else None)
+    elif domain == "sensor" and known:
+        attribute = _SENSOR_CLASSES.get(str(attributes.get("device_class")))
+        if attribute is not None:
+            put(attribute, _number(state))
+    return out
+
+
+# --- the WebSocket hub -----------------------------------------------------------------
+
+
+class HaConnectionError(JiayuError):
+    """Home Assistant could not be reached, refused the access token, or the connection died."""
+
+
+class HaCommandError(JiayuError):
+    """Home Assistant answered a command with success false."""
+
+    def __init__(self, code: str, message: str) -> None:
+        self.code = code
+        super().__init__(f"{code}: {message}")
+
+
+_Role = Literal["call", "subscribe", "snapshot"]
+
+
+class HomeAssistantHub:
+    """A `Hub` on Home Assistant's WebSocket API; thread-safe.
+
+    It connects on first use (or `connect()`), subscribes to `state_changed` and keeps every
+    entity's latest state from those events, so a read is as fresh as HA's own state machine
+    without a round trip. A lost connection is re-opened on the next read or send; while it
+    cannot be, every device is offline."""
+
+    def __init__(self, url: str, token: str, *, timeout: float = 5.0) -> None:
+        self.url = url
+        self.timeout = timeout
+        self._token = token
+        self._ws: ClientConnection | None = None
+        self._ids = itertools.count(1)
+        self._waiting: dict[int, Future[Any]] = {}
+        self._states: dict[str, tuple[str, dict[str, Any]]] = {}
+        self._subscription: int | None = None
+        self._snapshot: int | None = None
+        self._lock = threading.Lock()  # guards the fields above and each send on the socket
+        self._connecting = threading.Lock()  # one connection attempt at a time
+
+    # The Hub protocol.
+
+    def read(self, device_id: str) -> Mapping[str, Any]:
+        try:
+            self._ensure()
+        except HaConnectionError as exc:
+            raise HubError(device_id, "offline") from exc
+        with self._lock:
+            found = self._states.get(device_id)
+        if found is None:
+            raise HubError(device_id, "unknown device")
+        return device_state(device_id, *found)
+
+    def send(self, device_id: str, command: str, params: Mapping[str, Any]) -> None:
+        call = service_call(device_id, command, params)
+        self.read(device_id)  # an unavailable entity is offline: nothing is sent to it
+        try:
+            self.command(
+                {
+                    "type": "call_service",
+                    "domain": call.domain,
+                    "service": call.service,
+                    "service_data": dict(call.data),
+                    "target": {"entity_id": device_id},
+                }
+            )
+        except HaCommandError as exc:
+            raise HubError(device_id, "refused") from exc
+        except TimeoutError as exc:
+            raise HubError(device_id, "timeout") from exc
+        except HaConnectionError as exc:
+            raise HubError(device_id, "offline") from exc
+
+    # The connection.
+
+    def connect(self) -> None:
+        """Open the connection now (else the first read or send does); HaConnectionError when
+        HA cannot be reached or refuses the token."""
+        with self._connecting:
+            if self._ws is not None:
+                return
+            ws = self._open()
+            with self._lock:
+                self._ws = ws
+            threading.Thread(target=self._listen, args=(ws,), daemon=True).start()
+            try:
+                # Subscribe before the snapshot, so no change falls between the two.
+                self._wait(
+                    self._submit(
+                        {"type": "subscribe_events", "event_type": "state_changed"}, "subscribe"
+                    )
+                )
+                self._wait(self._submit({"type": "get_states"}, "snapshot"))
+            except (TimeoutError, HaCommandError) as exc:
+                self._drop(ws)
+                ws.close()
+                raise HaConnectionError(f"{self.url}: no answer to the first commands") from exc
+
+    def close(self) -> None:
+        """Close the connection; a later read or send opens a new one."""
+        with self._lock:
+            ws = self._ws
+        if ws is not None:
+            self._drop(ws)
+            ws.close()
+
+    def __enter__(self) -> HomeAssistantHub:
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        self.close()
+
+    def command(self, message: Mapping[str, Any]) -> Any:
+        """Send one command (a message without its id) and return its `result`; raises
+        TimeoutError, HaConnectionError, or HaCommandError when HA answers success false."""
+        self._ensure()
+        return self._wait(self._submit(message, "call"))
+
+    def _wait(self, future: Future[Any]) -> Any:
+        try:
+            return future.result(self.timeout)
+        except FutureTimeout as exc:
+            raise TimeoutError(f"no answer from {self.url} in {self.timeout}s") from exc
+
+    def _submit(self, message: Mapping[str, Any], role: _Role) -> Future[Any]:
+        future: Future[Any] = Future()
+        with self._lock:
+            ws = self._ws
+            if ws is None:
+                raise HaConnectionError(f"{self.url}: not connected")
+            number = next(self._ids)
+            self._waiting[number] = future
+            # Set before sending: the answer and the first events may come at once.
+            if role == "subscribe":
+                self._subscription = number
+            elif role == "snapshot":
+                self._snapshot = number
+            try:
+                ws.send(json.dumps({**message, "id": number}))
+            except Exception as exc:  # the socket's own errors vary by failure
+                self._waiting.pop(number, None)
+                raise HaConnectionError(f"{self.url}: {exc}") from exc
+        return future
+
+    def _ensure(self) -> None:
+        if self._ws is None:
+            self.connect()
+
+    def _open(self) -> ClientConnection:
+        try:
+            from websockets.exceptions import WebSocketException
+            from websockets.sync.client import connect
+        except ImportError as exc:  # pragma: no cover - depends on the install
+            raise HaConnectionError("Home Assistant needs the extra jiayu[homeassistant]") from exc
+        try:
+            # HA's get_states answer grows with the home: far past websockets' 1 MiB default.
+            ws = connect(self.url, open_timeout=self.timeout, max_size=64 * 2**20)
+            # Entered as a context (websockets 17 warns otherwise), though it outlives this
+            # call: close() and the reader thread end it.
+            ws.__enter__()
+        except (OSError, TimeoutError, WebSocketException) as exc:
+            raise HaConnectionError(f"{self.url}: cannot connect: {exc}") from exc
+        try:
+            hello = json.loads(ws.recv(self.timeout))
+            if not isinstance(hello, dict) or hello.get("type") != "auth_required":
+                raise HaConnectionError(f"{self.url}: not Home Assistant's WebSocket API")
+            ws.send(json.dumps({"type": "auth", "access_token": self._token}))
+            answer = json.loads(ws.recv(self.timeout))
+        except (OSError, TimeoutError, WebSocketException, ValueError) as exc:
+            ws.close()
+            raise HaConnectionError(f"{self.url}: authentication failed: {exc}") from exc
+        except HaConnectionError:
+            ws.close()
+            raise
+        if not isinstance(answer, dict) or answer.get("type") != "auth_ok":
+            ws.close()
+            reason = answer.get("message", "") if isinstance(answer, dict) else ""
+            raise HaConnectionError(f"{self.url}: access token refused (auth_invalid) {reason}")
+        return ws
+
+    def _listen(self, ws: ClientConnection) -> None:
+        """The reader thread: answers to their waiting callers, state events into the cache."""
+        try:
+            for raw in ws:
+                message = json.loads(raw)
+                if isinstance(message, dict):
+                    self._dispatch(message)
+        except Exception:  # whatever ended the socket, the waiting callers learn it below
+            pass
+        self._drop(ws)
+
+    def _dispatch(self, message: Mapping[str, Any]) -> None:
+        number = message.get("id")
+        if message.get("type") == "event":
+            data = (message.get("event") or {}).get("data") or {}
+            with self._lock:
+                if number == self._subscription and isinstance(data, dict):
+                    new_state = data.get("new_state")
+                    if new_state is None:
+                        self._states.pop(str(data.get("entity_id")), None)
+                    else:
+                        self._remember(new_state)
+            return
+        if message.get("type") != "result" or not isinstance(number, int):
+            return
+        with self._lock:
+            future = self._waiting.pop(number, None)
+            if number == self._snapshot and message.get("success"):
+                # Stored here, in message order, so no later event is overwritten by it.
+                for item in message.get("result") or ():
+                    self._remember(item)
+        if future is None:
+            return  # its caller already timed out
+        if message.get("success"):
+            future.set_result(message.get("result"))
+        else:
+            error = message.get("error") or {}
+            future.set_exception(
+                HaCommandError(str(error.get("code", "unknown")), str(error.get("message", "")))
+            )
+
+    def _remember(self, item: Any) -> None:
+        if not isinstance(item, dict):
+            return
+        entity_id, state = item.get("entity_id"), item.get("state")
+        attributes = item.get("attributes")
+        if isinstance(entity_id, str) and isinstance(state, str):
+            self._states[entity_id] = (state, attributes if isinstance(attributes, dict) else {})
+
+    def _drop(self, ws: ClientConnection) -> None:
+        """Forget a dead connection and fail everyone still waiting on it."""
+        with self._lock:
+            if self._ws is not ws:
+                return
+            self._ws = None
+            self._subscription = self._snapshot = None
+            self._states.clear()
+            waiting, self._waiting = self._waiting, {}
+        for future in waiting.values():
+            future.set_exception(HaConnectionError(f"{self.url}: connection lost"))
