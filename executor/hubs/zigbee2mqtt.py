@@ -36,6 +36,7 @@ from __future__ import annotations
 import json
 import math
 import re
+import socket
 import threading
 import time
 import uuid
@@ -598,6 +599,7 @@ class Zigbee2MqttHub:
         self._client.on_connect = self._on_connect
         self._client.on_disconnect = self._on_disconnect
         self._client.on_message = self._on_message
+        self._client.on_socket_open = _no_delay
         self._client.reconnect_delay_set(1, 10)
         where = f"mqtt://{host}:{port}"
         try:
@@ -804,6 +806,13 @@ class Zigbee2MqttHub:
         info = self._client.publish(topic, text, qos=1)
         if info.rc != 0:
             raise HubError(device_id, "offline")
+
+
+def _no_delay(client: mqtt.Client, userdata: Any, sock: Any) -> None:
+    # A command and its acknowledgements are a few small packets each way; with Nagle's
+    # algorithm on, each exchange waits out the peer's delayed ACK (about 40 ms).
+    if isinstance(sock, socket.socket) and sock.family in (socket.AF_INET, socket.AF_INET6):
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
 
 
 def _json_object(payload: bytes) -> dict[str, Any] | None:
