@@ -70,8 +70,8 @@ _FAN_SPEEDS = ("low", "medium", "high", "auto")
 class Feature:
     """One property of a zigbee2mqtt device, as its expose describes it."""
 
-    property: str
-    """The key in the device's state, /set and /get payloads ("state", "state_l1")."""
+    key: str
+    """Its `property`: the key in its state, /set and /get payloads ("state", "state_l1")."""
     access: int
     """The expose's access bitmask (1 published, 2 settable, 4 readable with /get)."""
     value_on: Any = None
@@ -282,11 +282,11 @@ def _sensor_role(expose: Mapping[str, Any]) -> str | None:
 
 def _feature(raw: Mapping[str, Any]) -> Feature | None:
     prop, access = raw.get("property"), raw.get("access")
-    if not isinstance(prop, str) or not prop or not _is_int(access):
+    if not isinstance(prop, str) or not prop or type(access) is not int:
         return None
     values = raw.get("values")
     return Feature(
-        property=prop,
+        key=prop,
         access=int(access),
         value_on=raw.get("value_on"),
         value_off=raw.get("value_off"),
@@ -367,7 +367,7 @@ def set_payload(entity: Z2mEntity, command: str, params: Mapping[str, Any]) -> _
         return feature
 
     def exact(feature: Feature, value: Any) -> _Set:
-        prop = feature.property
+        prop = feature.key
 
         def confirms(msg: Mapping[str, Any]) -> bool | None:
             return None if prop not in msg else _same(msg[prop], value)
@@ -375,7 +375,7 @@ def set_payload(entity: Z2mEntity, command: str, params: Mapping[str, Any]) -> _
         return _Set({prop: value}, confirms)
 
     def any_of(payload: Mapping[str, Any], *features: Feature | None) -> _Set:
-        props = {ft.property for ft in features if ft is not None}
+        props = {ft.key for ft in features if ft is not None}
         return _Set(payload, lambda msg: True if props & msg.keys() else None)
 
     match command:
@@ -396,7 +396,7 @@ def set_payload(entity: Z2mEntity, command: str, params: Mapping[str, Any]) -> _
             high = feature.high or 254
             raw = round(int(params["value"]) * high / 100)
             # Echoes may be rounded by the device: any new brightness confirms.
-            return any_of({feature.property: raw}, feature)
+            return any_of({feature.key: raw}, feature)
         case "set_color_temp":
             feature = need("color_temp")
             mired = round(1e6 / max(1, int(params["value"])))
@@ -404,10 +404,10 @@ def set_payload(entity: Z2mEntity, command: str, params: Mapping[str, Any]) -> _
                 mired = max(mired, int(feature.low))
             if feature.high is not None:
                 mired = min(mired, int(feature.high))
-            return any_of({feature.property: mired}, feature)
+            return any_of({feature.key: mired}, feature)
         case "set_temperature":
             feature = need("setpoint")
-            return any_of({feature.property: params["value"]}, feature)
+            return any_of({feature.key: params["value"]}, feature)
         case "set_mode":
             feature = need("system_mode")
             value = _MODES_OUT[str(params["mode"])]
@@ -423,33 +423,32 @@ def set_payload(entity: Z2mEntity, command: str, params: Mapping[str, Any]) -> _
             # Covers report movement and position as they go: any report confirms the command.
             cover, position = f.get("cover"), f.get("position")
             if command == "set_position" or (command != "stop" and "cover" not in f):
-                target = {"open": 100, "close": 0}.get(command)
-                value = params["value"] if target is None else target
-                return any_of({need("position").property: value}, cover, position)
+                goal = {"open": 100, "close": 0}.get(command, params.get("value"))
+                return any_of({need("position").key: goal}, cover, position)
             word = {"open": "OPEN", "close": "CLOSE", "stop": "STOP"}[command]
-            return any_of({need("cover").property: word}, cover, position)
+            return any_of({need("cover").key: word}, cover, position)
         case "lock" | "unlock":
             feature = need("lock")
             locking = command == "lock"
-            value = feature.value_on if locking else feature.value_off
+            wanted = feature.value_on if locking else feature.value_off
             lock_state = f.get("lock_state")
 
             def confirms(msg: Mapping[str, Any]) -> bool | None:
-                if lock_state is not None and lock_state.property in msg:
-                    reported = msg[lock_state.property]
+                if lock_state is not None and lock_state.key in msg:
+                    reported = msg[lock_state.key]
                     if reported in ("locked", "unlocked"):
-                        return (reported == "locked") == locking
-                if feature.property in msg:
-                    return _same(msg[feature.property], value)
+                        return (reported == "locked") is locking
+                if feature.key in msg:
+                    return _same(msg[feature.key], wanted)
                 return None
 
-            return _Set({feature.property: value}, confirms)
+            return _Set({feature.key: wanted}, confirms)
     raise _Refused(command)
 
 
 def get_payload(entity: Z2mEntity) -> dict[str, str]:
     """The /get payload asking for every property the device answers /get for."""
-    return {f.property: "" for f in entity.features.values() if f.gettable}
+    return {f.key: "" for f in entity.features.values() if f.gettable}
 
 
 def our_state(
@@ -457,11 +456,12 @@ def our_state(
 ) -> dict[str, Any]:
     """Our state attributes from a zigbee2mqtt state object, for the device's capabilities;
     an attribute the state does not hold (or holds as nonsense) is left out."""
-    caps, f, out = set(capabilities), entity.features, {}
+    caps, f = set(capabilities), entity.features
+    out: dict[str, Any] = {}
 
     def value(role: str) -> Any:
         feature = f.get(role)
-        return None if feature is None else raw.get(feature.property)
+        return None if feature is None else raw.get(feature.key)
 
     switch = f.get("switch")
     if caps & {"onoff", "valve"}:
@@ -507,17 +507,13 @@ def _same(a: Any, b: Any) -> bool:
     return bool(a == b and type(a) is type(b))
 
 
-def _is_int(value: object) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
 def _number(value: object) -> float | None:
     if isinstance(value, bool) or not isinstance(value, int | float):
         return None
     return value if math.isfinite(value) else None
 
 
-def parse_availability(payload: bytes) -> bool | None:
+def parse_availability(payload: bytes | bytearray) -> bool | None:
     """`online`/`offline`, plain or as `{"state": ...}`; None for anything else."""
     text = payload.decode("utf-8", "replace").strip()
     try:
@@ -589,9 +585,9 @@ class Zigbee2MqttHub:
         client_id = client_id or f"jiayu-{uuid.uuid4().hex[:12]}"
         self._sync_topic = f"jiayu/{client_id}/sync"
         self._sync_token = uuid.uuid4().hex
-        mqtt = _paho()
-        self._client: mqtt.Client = mqtt.Client(
-            mqtt.CallbackAPIVersion.VERSION2, client_id=client_id
+        paho = _paho()
+        self._client: mqtt.Client = paho.Client(
+            paho.CallbackAPIVersion.VERSION2, client_id=client_id
         )
         self._client.connect_timeout = connect_timeout
         if username is not None:
@@ -674,7 +670,7 @@ class Zigbee2MqttHub:
                 self._take(topic[len(self._base) + 1 :], payload)
             self._cond.notify_all()
 
-    def _take(self, rest: str, payload: bytes) -> None:
+    def _take(self, rest: str, payload: bytes | bytearray) -> None:
         """File one message of the base topic (under the lock)."""
         if rest == "bridge/devices":
             self._learn_devices(payload)
@@ -695,7 +691,7 @@ class Zigbee2MqttHub:
                 self._states.setdefault(rest, {}).update(state)
                 self._messages.setdefault(rest, deque(maxlen=64)).append((self._seq, state))
 
-    def _learn_devices(self, payload: bytes) -> None:
+    def _learn_devices(self, payload: bytes | bytearray) -> None:
         try:
             devices = json.loads(payload)
         except (ValueError, RecursionError):
@@ -709,7 +705,7 @@ class Zigbee2MqttHub:
                     by_name.setdefault(entity.friendly_name, []).append(entity)
         self._by_id, self._by_name = by_id, by_name
 
-    def _note_failure(self, payload: bytes) -> None:
+    def _note_failure(self, payload: bytes | bytearray) -> None:
         log = _json_object(payload)
         if log is None or log.get("level") != "error" or not isinstance(log.get("message"), str):
             return
@@ -815,7 +811,7 @@ def _no_delay(client: mqtt.Client, userdata: Any, sock: Any) -> None:
         sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
 
 
-def _json_object(payload: bytes) -> dict[str, Any] | None:
+def _json_object(payload: bytes | bytearray) -> dict[str, Any] | None:
     try:
         data = json.loads(payload)
     except (ValueError, RecursionError):

@@ -102,7 +102,7 @@ def build_home(
 
 def convert(
     devices: list[dict[str, Any]],
-    rooms: Mapping[str, Any],
+    rooms: object,
     *,
     name: str,
     source: str = "rooms mapping",
@@ -309,10 +309,11 @@ def fetch_devices(
     """zigbee2mqtt's retained `<base>/bridge/devices`, read from the broker; InputError when the
     broker cannot be reached or says nothing within `timeout` seconds."""
     import paho.mqtt.client as mqtt
+    from paho.mqtt.enums import CallbackAPIVersion
 
     topic = f"{base.rstrip('/')}/bridge/devices"
     where = f"mqtt://{host}:{port}/{topic}"
-    got: list[bytes] = []
+    got: list[bytes | bytearray] = []
     done = threading.Event()
 
     def on_connect(client: mqtt.Client, *_: Any) -> None:
@@ -322,7 +323,7 @@ def fetch_devices(
         got.append(message.payload)
         done.set()
 
-    client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2)
+    client = mqtt.Client(CallbackAPIVersion.VERSION2)
     client.connect_timeout = timeout
     client.on_connect = on_connect
     client.on_message = on_message
@@ -340,7 +341,7 @@ def fetch_devices(
     return _device_list(got[0], where)
 
 
-def _device_list(payload: bytes, source: str) -> list[dict[str, Any]]:
+def _device_list(payload: bytes | bytearray, source: str) -> list[dict[str, Any]]:
     try:
         data = json.loads(payload)
     except (ValueError, RecursionError) as exc:
