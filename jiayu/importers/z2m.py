@@ -51,7 +51,7 @@ from typing import Any
 
 from jsonschema import Draft202012Validator
 
-from jiayu.errors import InputError, JiayuError, Problem
+from jiayu.errors import InputError, JiayuError, Problem, json_pointer
 from jiayu.executor.catalog import schema_message
 from jiayu.executor.hubs.zigbee2mqtt import Z2mEntity, entities
 from jiayu.home import parse_home, plain_name
@@ -240,7 +240,7 @@ def _check_mapping(data: object, source: str) -> dict[str, Any]:
         raise InputError([Problem(source, "", "is not a JSON object")])
     for key in data:
         if key not in ("floors", "rooms", "default_room", "devices"):
-            bad(f"/{_escape(key)}", f'unknown key "{key}"')
+            bad(json_pointer([key]), f'unknown key "{key}"')
     for section in ("floors", "rooms"):
         items = data.get(section, [])
         if not isinstance(items, list) or not all(
@@ -255,29 +255,28 @@ def _check_mapping(data: object, source: str) -> dict[str, Any]:
         {r.get("id") for r in rooms if isinstance(r, Mapping)} if isinstance(rooms, list) else set()
     )
     default = data.get("default_room")
-    if default is not None and default not in room_ids:
+    if default is not None and (not isinstance(default, str) or default not in room_ids):
         bad("/default_room", f"{json.dumps(default, ensure_ascii=False)} is not a room id")
     entries = data.get("devices", {})
     if not isinstance(entries, Mapping):
         bad("/devices", "is not an object keyed by friendly name")
         entries = {}
     for key, entry in entries.items():
-        where = f"/devices/{_escape(key)}"
+        where = json_pointer(["devices", key])
         if not isinstance(entry, Mapping):
             bad(where, "is not an object")
             continue
         for field, value in entry.items():
+            pointer = where + json_pointer([field])
             if field not in _ENTRY_KEYS:
-                bad(f"{where}/{_escape(field)}", f'unknown key "{field}"')
+                bad(pointer, f'unknown key "{field}"')
+            elif field == "room" and (not isinstance(value, str) or value not in room_ids):
+                bad(pointer, f"{json.dumps(value, ensure_ascii=False)} is not a room id")
+            elif field == "skip" and not isinstance(value, bool):
+                bad(pointer, "is not a boolean")
             elif field in _ENTRY_SCHEMAS:
                 for error in _entry_validator(_ENTRY_SCHEMAS[field]).iter_errors(value):
-                    inner = "".join(f"/{_escape(str(p))}" for p in error.absolute_path)
-                    bad(f"{where}/{field}{inner}", schema_message(error))
-        room = entry.get("room")
-        if room is not None and room not in room_ids:
-            bad(f"{where}/room", f"{json.dumps(room, ensure_ascii=False)} is not a room id")
-        if "skip" in entry and not isinstance(entry["skip"], bool):
-            bad(f"{where}/skip", "is not a boolean")
+                    bad(pointer + json_pointer(error.absolute_path), schema_message(error))
     if problems:
         raise InputError(problems)
     return dict(data)
@@ -294,10 +293,6 @@ def _entry_validator(definition: str) -> Draft202012Validator:
     schema = json.loads(text)
     defs = {**schema["$defs"], "types": {"type": "array", "items": {"$ref": "#/$defs/type"}}}
     return Draft202012Validator({"$defs": defs, "$ref": f"#/$defs/{definition}"})
-
-
-def _escape(key: str) -> str:
-    return str(key).replace("~", "~0").replace("/", "~1")
 
 
 # ---- fetching bridge/devices from the broker ------------------------------------------------
