@@ -1,0 +1,509 @@
+"""Delayed commands (半小时后关空调, 晚上十点关灯): when they fire, where they wait, who fires them.
+
+The engine resolves a delayed turn's targets at once (asking now when they are ambiguous,
+confirming high-risk ones now) and hands the commands here as a `Schedule`. The store keeps
+them, in a JSON file when the hub gives one, so they survive a restart; the `Scheduler` is an
+asyncio task that sleeps until the next one is due and hands it back to the engine's `fire`,
+which validates the commands again and checks any condition against a fresh read.
+
+Delivery is at most once: a schedule leaves the store just before it fires, so a crash
+during its fire does not send it a second time on restart.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import math
+import threading
+import uuid
+from collections.abc import Awaitable, Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, date, datetime, time, timedelta
+from functools import cache
+from pathlib import Path
+from typing import Any, Literal, cast
+
+from jsonschema import Draft202012Validator
+
+from jiayu.errors import JiayuError, Problem, json_pointer
+from jiayu.executor.catalog import schema_message
+from jiayu.executor.clock import Clock
+from jiayu.ir import Timing
+from jiayu.preferences import StateFileError, read_state_file, write_state_file
+from jiayu.resolver.session import Command
+
+log = logging.getLogger(__name__)
+
+MAX_AHEAD = timedelta(days=366)
+"""The furthest ahead a schedule may be set: past this it is surely a misheard number."""
+
+LATE_LIMIT = timedelta(hours=1)
+"""How late a schedule may still fire. One that became due while the hub was down (or the
+machine asleep) fires on start if it is at most this late; later than that, switching the
+device now would surprise whoever is home (关灯 set for 22:00 firing at 07:00), so it is
+dropped and reported instead."""
+
+VERSION = 1
+
+
+class ScheduleError(JiayuError):
+    """A time that cannot be scheduled, or a schedule the store cannot take."""
+
+    def __init__(self, reason: Literal["invalid", "past", "too_far", "duplicate"], message: str):
+        self.reason = reason
+        """invalid: a Timing out of its ranges; past: 今天早上七点 said at nine; too_far:
+        more than MAX_AHEAD ahead; duplicate: the id is already in the store."""
+        super().__init__(message)
+
+
+def fire_time(timing: Timing, now: datetime) -> datetime:
+    """When a Timing said at `now` (timezone-aware) comes due, in now's time zone.
+
+    - A delay (半小时后) is elapsed time: now + delay_s, counted in UTC, so a delay across a
+      daylight-saving change is still exactly that many seconds.
+    - A clock time with no day (晚上十点) is the next time the clock shows it: today if still
+      ahead, else tomorrow. A time equal to now (or earlier in the same minute: 22:00 said at
+      22:00:30) is not ahead, so it means tomorrow.
+    - A clock time with a day: day 0 today (ScheduleError "past" when it has gone by), 1
+      tomorrow (明天), 2 the day after (后天).
+    - With a zone that has daylight saving (a ZoneInfo), the wall time is kept: 七点 is 07:00
+      local on either side of a change. A wall time skipped by the change (02:30 on a spring-
+      forward night) fires at the instant it maps to, an hour later on the clock (03:30); a
+      wall time that happens twice (autumn) fires at the first.
+    """
+    if now.tzinfo is None:
+        raise ValueError("fire_time needs a timezone-aware now")
+    if timing.delay_s is not None:
+        if timing.hour is not None or timing.day is not None:
+            raise ScheduleError("invalid", "a timing has both a delay and a clock time")
+        delay = timing.delay_s
+        if not math.isfinite(delay) or delay < 0:
+            raise ScheduleError("invalid", f"a delay of {delay} seconds")
+        if delay > MAX_AHEAD.total_seconds():
+            raise ScheduleError("too_far", f"a delay of {delay:g} seconds is too far ahead")
+        return (now.astimezone(UTC) + timedelta(seconds=delay)).astimezone(now.tzinfo)
+    if timing.hour is None:
+        raise ScheduleError("invalid", "a timing has neither a delay nor a clock time")
+    if not (0 <= timing.hour <= 23 and 0 <= timing.minute <= 59):
+        raise ScheduleError("invalid", f"{timing.hour}:{timing.minute:02d} is not a clock time")
+    if timing.day is not None and not 0 <= timing.day <= MAX_AHEAD.days:
+        raise ScheduleError("invalid", f"day {timing.day} is not a day ahead")
+    at = time(timing.hour, timing.minute)
+    today = now.date()
+    if timing.day is None:
+        when = _wall(today, at, now)
+        return when if when > now else _wall(today + timedelta(days=1), at, now)
+    when = _wall(today + timedelta(days=timing.day), at, now)
+    if when <= now:
+        raise ScheduleError("past", f"{when.isoformat(timespec='minutes')} has already passed")
+    return when
+
+
+def _wall(day: date, at: time, now: datetime) -> datetime:
+    # Through UTC and back: a wall time that does not exist becomes the instant it maps to.
+    return datetime.combine(day, at, tzinfo=now.tzinfo).astimezone(UTC).astimezone(now.tzinfo)
+
+
+def new_schedule_id() -> str:
+    """A fresh id for a schedule: short enough to read in a log, random enough not to repeat."""
+    return uuid.uuid4().hex[:12]
+
+
+@dataclass(frozen=True)
+class Schedule:
+    """Commands resolved now, to be sent at `at`."""
+
+    id: str
+    """Unique in the store (new_schedule_id())."""
+    session: str
+    """The session that set it (取消定时 cancels a session's own)."""
+    user: str | None
+    """Who said it, when the hub knows."""
+    at: datetime
+    """When it fires, timezone-aware."""
+    commands: tuple[Command, ...]
+    """What it sends, validated again when it fires."""
+    text: str
+    """The utterance that set it, for the audit log and for 还有多久关空调."""
+    condition: Mapping[str, Any] | None = field(hash=False)
+    """A condition to check when it fires, as JSON (its shape is the engine's), or None."""
+    created: datetime
+    """When it was set, timezone-aware."""
+
+    @property
+    def devices(self) -> frozenset[str]:
+        """The devices its commands go to."""
+        return frozenset(c.device for c in self.commands)
+
+    def result_json(self) -> dict[str, Any]:
+        """The contract's `scheduled` entry: {"id", "at", "commands"}, `at` in ISO 8601 with
+        its offset, to the second."""
+        return {
+            "id": self.id,
+            "at": self.at.isoformat(timespec="seconds"),
+            "commands": [_command_json(c) for c in self.commands],
+        }
+
+    def to_json(self) -> dict[str, Any]:
+        """Everything, as kept in the state file."""
+        return {
+            "id": self.id,
+            "session": self.session,
+            "user": self.user,
+            "at": self.at.isoformat(),
+            "commands": [_command_json(c) for c in self.commands],
+            "text": self.text,
+            "condition": dict(self.condition) if self.condition is not None else None,
+            "created": self.created.isoformat(),
+        }
+
+
+def _command_json(command: Command) -> dict[str, Any]:
+    return {"device": command.device, "command": command.command, "params": dict(command.params)}
+
+
+class ScheduleStore:
+    """The schedules of one home, in memory and (when `path` is given) in a JSON file.
+
+    Every change rewrites the file atomically before the call returns; when it cannot be
+    written the change is undone and StateFileError raised, so memory never holds what a
+    restart would lose. A missing file is created at construction (an unwritable path fails
+    at start); an existing one is validated (StateFileError, one line per problem).
+    Thread-safe: the sync engine and the asyncio runtime share one store.
+    """
+
+    def __init__(self, path: Path | None = None) -> None:
+        self.path = path
+        self._lock = threading.RLock()
+        self._schedules: dict[str, Schedule] = {}
+        self._watchers: list[Callable[[], None]] = []
+        if path is not None:
+            data = read_state_file(path)
+            if data is None:
+                self._save()
+            else:
+                self._schedules = {s.id: s for s in _parse(data, str(path))}
+
+    def watch(self, callback: Callable[[], None]) -> Callable[[], None]:
+        """Call `callback` (from the changing thread) after every change; returns the unwatch."""
+        with self._lock:
+            self._watchers.append(callback)
+
+        def unwatch() -> None:
+            with self._lock, contextlib.suppress(ValueError):
+                self._watchers.remove(callback)
+
+        return unwatch
+
+    def add(self, schedule: Schedule) -> None:
+        """Keep a new schedule; ScheduleError when its id is taken or it is not JSON."""
+        if schedule.at.tzinfo is None or schedule.created.tzinfo is None:
+            raise ScheduleError("invalid", "a schedule's times must be timezone-aware")
+        try:
+            json.dumps(schedule.to_json(), allow_nan=False)
+        except (TypeError, ValueError) as exc:
+            raise ScheduleError("invalid", f"a schedule that is not plain JSON: {exc}") from exc
+        with self._lock:
+            if schedule.id in self._schedules:
+                raise ScheduleError("duplicate", f"a schedule {schedule.id} exists already")
+            self._schedules[schedule.id] = schedule
+            self._commit(lambda: self._schedules.pop(schedule.id))
+        self._notify()
+
+    def get(self, schedule_id: str) -> Schedule | None:
+        """The schedule with this id, if it is still waiting."""
+        with self._lock:
+            return self._schedules.get(schedule_id)
+
+    def cancel(self, schedule_id: str) -> Schedule | None:
+        """Take one schedule out; None when there is no such schedule (any more)."""
+        return next(iter(self._take(lambda s: s.id == schedule_id)), None)
+
+    def cancel_where(
+        self,
+        *,
+        session: str | None = None,
+        user: str | None = None,
+        devices: Iterable[str] | None = None,
+    ) -> list[Schedule]:
+        """Take out every schedule that matches (取消定时: a session's; 取消关空调的定时: those
+        sending to these devices), in time order. No filter at all takes out every one."""
+        return self._take(_matcher(session, user, devices))
+
+    def pending(
+        self,
+        *,
+        session: str | None = None,
+        user: str | None = None,
+        devices: Iterable[str] | None = None,
+    ) -> list[Schedule]:
+        """The waiting schedules that match, soonest first (还有多久关空调)."""
+        match = _matcher(session, user, devices)
+        with self._lock:
+            return _in_order(s for s in self._schedules.values() if match(s))
+
+    def due(self, now: datetime) -> list[Schedule]:
+        """The schedules whose time has come, soonest first; they stay in the store."""
+        with self._lock:
+            return _in_order(s for s in self._schedules.values() if s.at <= now)
+
+    def pop_due(self, now: datetime) -> list[Schedule]:
+        """Take out and return the schedules whose time has come, soonest first."""
+        return self._take(lambda s: s.at <= now)
+
+    def next_at(self) -> datetime | None:
+        """When the soonest schedule fires; None when none waits."""
+        with self._lock:
+            return min((s.at for s in self._schedules.values()), default=None)
+
+    def __len__(self) -> int:
+        with self._lock:
+            return len(self._schedules)
+
+    def _take(self, match: Callable[[Schedule], bool]) -> list[Schedule]:
+        with self._lock:
+            taken = _in_order(s for s in self._schedules.values() if match(s))
+            if not taken:
+                return []
+            for schedule in taken:
+                del self._schedules[schedule.id]
+            self._commit(lambda: self._schedules.update((s.id, s) for s in taken))
+        self._notify()
+        return taken
+
+    def _commit(self, undo: Callable[[], object]) -> None:
+        # Called with the lock held, after a change in memory.
+        try:
+            self._save()
+        except StateFileError:
+            undo()
+            raise
+
+    def _save(self) -> None:
+        if self.path is not None:
+            schedules = [s.to_json() for s in _in_order(self._schedules.values())]
+            write_state_file(self.path, {"version": VERSION, "schedules": schedules})
+
+    def _notify(self) -> None:
+        with self._lock:
+            watchers = list(self._watchers)
+        for callback in watchers:
+            try:
+                callback()
+            except Exception:
+                log.exception("a schedule watcher failed")
+
+
+def _matcher(
+    session: str | None, user: str | None, devices: Iterable[str] | None
+) -> Callable[[Schedule], bool]:
+    wanted = frozenset(devices) if devices is not None else None
+
+    def match(schedule: Schedule) -> bool:
+        return (
+            (session is None or schedule.session == session)
+            and (user is None or schedule.user == user)
+            and (wanted is None or not wanted.isdisjoint(schedule.devices))
+        )
+
+    return match
+
+
+def _in_order(schedules: Iterable[Schedule]) -> list[Schedule]:
+    return sorted(schedules, key=lambda s: (s.at, s.created, s.id))
+
+
+_COMMAND = {
+    "type": "object",
+    "required": ["device", "command", "params"],
+    "additionalProperties": False,
+    "properties": {
+        "device": {"type": "string", "minLength": 1},
+        "command": {"type": "string", "minLength": 1},
+        "params": {"type": "object"},
+    },
+}
+_SCHEDULE = {
+    "type": "object",
+    "required": ["id", "session", "user", "at", "commands", "text", "condition", "created"],
+    "additionalProperties": False,
+    "properties": {
+        "id": {"type": "string", "minLength": 1},
+        "session": {"type": "string"},
+        "user": {"type": ["string", "null"]},
+        "at": {"type": "string"},
+        "commands": {"type": "array", "minItems": 1, "items": _COMMAND},
+        "text": {"type": "string"},
+        "condition": {"type": ["object", "null"]},
+        "created": {"type": "string"},
+    },
+}
+_DOCUMENT = {
+    "type": "object",
+    "required": ["version", "schedules"],
+    "additionalProperties": False,
+    "properties": {
+        "version": {"const": VERSION},
+        "schedules": {"type": "array", "items": _SCHEDULE},
+    },
+}
+
+
+@cache
+def _validator() -> Draft202012Validator:
+    return Draft202012Validator(_DOCUMENT)
+
+
+def _parse(data: object, source: str) -> list[Schedule]:
+    """The schedules of a state file; StateFileError lists every problem in it."""
+    problems = [
+        Problem(source, json_pointer(e.absolute_path), schema_message(e))
+        for e in _validator().iter_errors(data)
+    ]
+    if problems:
+        # jsonschema reports each missing required key apart, with the same message.
+        raise StateFileError(list(dict.fromkeys(problems)))
+    document = cast(dict[str, Any], data)  # the schema says it is one
+    schedules: list[Schedule] = []
+    seen: set[str] = set()
+    for index, item in enumerate(document["schedules"]):
+        where = ("schedules", index)
+        at = _aware(item["at"], source, (*where, "at"), problems)
+        created = _aware(item["created"], source, (*where, "created"), problems)
+        if item["id"] in seen:
+            problems.append(Problem(source, json_pointer((*where, "id")), "repeats an id"))
+        seen.add(item["id"])
+        if at is None or created is None:
+            continue
+        commands = tuple(Command(c["device"], c["command"], c["params"]) for c in item["commands"])
+        schedules.append(
+            Schedule(
+                item["id"],
+                item["session"],
+                item["user"],
+                at,
+                commands,
+                item["text"],
+                item["condition"],
+                created,
+            )
+        )
+    if problems:
+        raise StateFileError(problems)
+    return schedules
+
+
+def _aware(
+    text: str, source: str, path: tuple[str | int, ...], problems: list[Problem]
+) -> datetime | None:
+    try:
+        when = datetime.fromisoformat(text)
+    except ValueError:
+        when = None
+    if when is None or when.tzinfo is None:
+        message = f"{json.dumps(text, ensure_ascii=False)[:40]} is not a time with its offset"
+        problems.append(Problem(source, json_pointer(path), message))
+        return None
+    return when
+
+
+Fire = Callable[[Schedule], Awaitable[None]]
+
+
+class Scheduler:
+    """Fires the store's schedules on time, as one asyncio task.
+
+    It sleeps until the soonest schedule is due (no polling) and wakes early when the store
+    changes, from any thread. Due schedules fire one at a time in time order, each taken out
+    of the store just before its `fire` is awaited; a schedule cancelled meanwhile does not
+    fire. A `fire` that raises is logged and the next one still fires. A schedule more than
+    `late_limit` late (the hub was down) is not fired but handed to `on_dropped`.
+    """
+
+    def __init__(
+        self,
+        store: ScheduleStore,
+        clock: Clock,
+        fire: Fire,
+        *,
+        on_dropped: Callable[[Schedule], None] | None = None,
+        late_limit: timedelta = LATE_LIMIT,
+    ) -> None:
+        self.store = store
+        self.clock = clock
+        self.fire = fire
+        self.on_dropped = on_dropped
+        self.late_limit = late_limit
+        self._task: asyncio.Task[None] | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._changed: asyncio.Event | None = None
+        self._unwatch: Callable[[], None] | None = None
+
+    def start(self) -> None:
+        """Start firing, on the running event loop; schedules already due fire at once."""
+        if self._task is not None:
+            return
+        self._loop = asyncio.get_running_loop()
+        self._changed = asyncio.Event()
+        self._unwatch = self.store.watch(self.wake)
+        self._task = self._loop.create_task(self._run(self._changed), name="jiayu-scheduler")
+
+    async def stop(self) -> None:
+        """Stop firing. A fire in progress is cancelled; the schedules still waiting stay in
+        the store (and its file) for the next start."""
+        task, self._task = self._task, None
+        if self._unwatch is not None:
+            self._unwatch()
+            self._unwatch = None
+        if task is not None:
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+
+    def wake(self) -> None:
+        """Look at the store again (a schedule was added or cancelled); safe from any thread."""
+        loop, changed = self._loop, self._changed
+        if loop is not None and changed is not None and not loop.is_closed():
+            loop.call_soon_threadsafe(changed.set)
+
+    async def _run(self, changed: asyncio.Event) -> None:
+        while True:
+            # Cleared before looking, so a change made while firing or sleeping is never missed.
+            changed.clear()
+            for schedule in self.store.due(self.clock.now()):
+                await self._fire(schedule)
+            soonest = self.store.next_at()
+            if soonest is not None and soonest <= self.clock.now():
+                continue
+            await self._sleep(soonest, changed)
+
+    async def _fire(self, schedule: Schedule) -> None:
+        if self.store.cancel(schedule.id) is None:
+            return  # cancelled while the ones before it fired
+        late = self.clock.now() - schedule.at
+        if late > self.late_limit:
+            log.warning("schedule %s is %s late: dropped", schedule.id, late)
+            if self.on_dropped is not None:
+                try:
+                    self.on_dropped(schedule)
+                except Exception:
+                    log.exception("on_dropped failed for schedule %s", schedule.id)
+            return
+        try:
+            await self.fire(schedule)
+        except Exception:
+            log.exception("schedule %s failed to fire", schedule.id)
+
+    async def _sleep(self, until: datetime | None, changed: asyncio.Event) -> None:
+        waits: set[asyncio.Task[Any]] = {asyncio.create_task(changed.wait())}
+        if until is not None:
+            waits.add(asyncio.create_task(self.clock.sleep_until(until)))
+        try:
+            await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            for wait in waits:
+                wait.cancel()
+            await asyncio.gather(*waits, return_exceptions=True)
