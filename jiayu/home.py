@@ -282,8 +282,10 @@ def _build(doc: Mapping[str, Any], source: str, report: _Report) -> Home:
             report(("rooms", i, "floor"), f'"{floor}" is not a floor id')
         rooms.append(Room(r["id"], r["name"], tuple(r.get("aliases", ())), floor))
     room_ids = {r.id for r in rooms}
+    state_check = _StateCheck()
     devices = tuple(
-        _device(d, ("devices", i), room_ids, report) for i, d in enumerate(doc["devices"])
+        _device(d, ("devices", i), room_ids, state_check, report)
+        for i, d in enumerate(doc["devices"])
     )
     by_id = {d.id: d for d in devices}
     groups = []
@@ -319,19 +321,42 @@ def _build(doc: Mapping[str, Any], source: str, report: _Report) -> Home:
 
 
 def _check_ids(doc: Mapping[str, Any], report: _Report) -> None:
-    first: dict[str, str] = {}
+    first: dict[str, tuple[str, int]] = {}
     # In document order, so "first" means first in the file whatever order its sections are in.
     for section in (key for key in doc if key in _SECTIONS):
         for i, item in enumerate(doc[section]):
-            path = (section, i, "id")
             if item["id"] in first:
-                report(path, f'duplicate id "{item["id"]}" (first at {first[item["id"]]})')
+                where = json_pointer((*first[item["id"]], "id"))
+                report((section, i, "id"), f'duplicate id "{item["id"]}" (first at {where})')
             else:
-                first[item["id"]] = json_pointer(path)
+                first[item["id"]] = (section, i)
+
+
+class _StateCheck:
+    """`state_error`, remembered for one load: a big home repeats the same few states
+    (on: false, brightness 80) on thousands of devices of the same kind, and each check
+    runs a JSON Schema validator."""
+
+    def __init__(self) -> None:
+        self._seen: dict[tuple[object, ...], str | None] = {}
+
+    def __call__(self, device: Device, attribute: str, value: object) -> str | None:
+        if isinstance(value, (dict, list)):
+            return state_error(device, attribute, value)
+        # Everything state_error reads: the capabilities, the limits, the value with its
+        # type (so True and 1 stay apart).
+        key = (attribute, type(value), value, device.capabilities, *device.limits.items())
+        if key not in self._seen:
+            self._seen[key] = state_error(device, attribute, value)
+        return self._seen[key]
 
 
 def _device(
-    d: Mapping[str, Any], path: tuple[str | int, ...], room_ids: set[str], report: _Report
+    d: Mapping[str, Any],
+    path: tuple[str | int, ...],
+    room_ids: set[str],
+    check_state: _StateCheck,
+    report: _Report,
 ) -> Device:
     if d["room"] not in room_ids:
         report((*path, "room"), f'"{d["room"]}" is not a room id')
@@ -363,7 +388,7 @@ def _device(
     for attribute, value in device.state.items():
         if not _finite(value):
             report((*path, "state", attribute), "not a finite number")
-        elif (error := state_error(device, attribute, value)) is not None:
+        elif (error := check_state(device, attribute, value)) is not None:
             report((*path, "state", attribute), error)
     return device
 
@@ -380,14 +405,13 @@ def _check_names(doc: Mapping[str, Any], report: _Report) -> None:
         for i, item in enumerate(doc[section]):
             for path, kind, word in _words(section, i, item):
                 key = plain_name(word)
-                shown = json.dumps(word, ensure_ascii=False)
-                if not key:
-                    report(path, f"{what} {kind} {shown} is empty once normalised")
-                    continue
                 label = f"{what} {kind}"
+                if not key:
+                    report(path, f"{label} {_shown(word)} is empty once normalised")
+                    continue
                 other = first_place.get(key) if section == "devices" else first.get(key)
                 if other is not None and other[0] != (section, i):
-                    report(path, f"{label} {shown} equals a {other[1]}")
+                    report(path, f"{label} {_shown(word)} equals a {other[1]}")
                 first.setdefault(key, ((section, i), label))
                 if section != "devices":
                     first_place.setdefault(key, ((section, i), label))
@@ -399,6 +423,10 @@ def _words(
     yield (section, index, "name"), "name", item["name"]
     for j, alias in enumerate(item.get("aliases", ())):
         yield (section, index, "aliases", j), "alias", alias
+
+
+def _shown(word: str) -> str:
+    return json.dumps(word, ensure_ascii=False)
 
 
 def _finite(value: object) -> bool:

@@ -66,34 +66,15 @@ def read_text(path: str | os.PathLike[str], source: str, error: _Error) -> str:
         raise fail(f"not UTF-8 text: {exc.reason} at byte {exc.start}") from exc
 
 
-class _Refused:
-    """Stands in, while parsing, for a value the file may not hold; reported with its pointer."""
-
-    __slots__ = ("problem",)
-
-    def __init__(self, problem: str) -> None:
-        self.problem = problem
+_TOO_LONG = object()
+"""Stands in, while parsing, for an integer too long to convert (Python refuses 4,300 digits)."""
+_LARGEST = 10**MAX_DIGITS
 
 
-def _constant(name: str) -> _Refused:
-    return _Refused(f"not a finite number ({name})")
+def _int(text: str) -> int | object:
+    return _TOO_LONG if len(text.lstrip("-")) > MAX_DIGITS else int(text)
 
 
-def _float(text: str) -> float | _Refused:
-    value = float(text)
-    # 1e400 parses as infinity.
-    return value if math.isfinite(value) else _Refused(f"not a finite number ({text[:24]})")
-
-
-def _int(text: str) -> int | _Refused:
-    if len(text.lstrip("-")) > MAX_DIGITS:
-        # Never int() it: past 4,300 digits that raises, and well before it costs.
-        return _Refused(f"integer of more than {MAX_DIGITS} digits")
-    return int(text)
-
-
-# Cheap looks at the raw text that say whether the slower hooks and walk are needed at all.
-_LONG_DIGITS = re.compile(f"[0-9]{{{MAX_DIGITS + 1}}}")
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
@@ -101,63 +82,72 @@ _SURROGATE = re.compile("[\ud800-\udfff]")
 def parse_json(text: str, source: str, error: _Error) -> object:
     """The JSON value in `text`, refused (with `error`) when it nests deeper than MAX_DEPTH or
     holds a non-finite number, an integer of more than MAX_DIGITS digits or a lone surrogate."""
-    refused: list[_Refused] = []
-
-    def constant(name: str) -> _Refused:
-        refused.append(_constant(name))
-        return refused[-1]
-
-    def number(text: str) -> float | _Refused:
-        value = _float(text)
-        if isinstance(value, _Refused):
-            refused.append(value)
-        return value
-
-    long_digits = _LONG_DIGITS.search(text) is not None
     try:
-        value = json.loads(
-            text,
-            parse_constant=constant,
-            parse_float=number,
-            # The hook costs a call per integer, so only when a long one may be there.
-            parse_int=_int if long_digits else None,
-        )
+        try:
+            value = json.loads(text)
+        except json.JSONDecodeError:
+            raise
+        except ValueError:
+            # An integer past Python's digit limit: parse again without converting it.
+            value = json.loads(text, parse_int=_int)
     except json.JSONDecodeError as exc:
         where = f"line {exc.lineno}, column {exc.colno}"
         raise error([Problem(source, "", f"invalid JSON at {where}: {exc.msg}")]) from exc
     except RecursionError as exc:
         raise error([Problem(source, "", f"nests deeper than {MAX_DEPTH} levels")]) from exc
-    if _depth(value) > MAX_DEPTH:
+    depth, odd_number = _scan(value)
+    if depth > MAX_DEPTH:
         raise error([Problem(source, "", f"nests deeper than {MAX_DEPTH} levels")])
-    if refused or long_digits or _SURROGATE_ESCAPE.search(text):
+    # Strings decoded from UTF-8 hold surrogates only through \u escapes.
+    if odd_number or _SURROGATE_ESCAPE.search(text):
         problems = [Problem(source, json_pointer(p), m) for p, m in _refusals(value, ())]
         if problems:
             raise error(problems)
     return value
 
 
-def _depth(value: object) -> int:
-    """How deeply arrays and objects nest in `value`, counted up to MAX_DEPTH + 1."""
+def _scan(value: object) -> tuple[int, bool]:
+    """How deeply arrays and objects nest in `value` (counted up to MAX_DEPTH + 1), and
+    whether it holds a number the file may not (non-finite, or too many digits)."""
     level = 0
-    frontier: list[object] = [value] if isinstance(value, (dict, list)) else []
-    # Level by level, with no recursion and no path kept: this runs on every file.
+    odd = False
+    frontier: list[object] = [value]
+    # Level by level, with no recursion and no path kept; a plain loop, as this runs over
+    # every value of every file.
     while frontier and level <= MAX_DEPTH:
         level += 1
         below: list[object] = []
         for container in frontier:
-            items = container.values() if isinstance(container, dict) else container
-            below.extend(v for v in cast(Iterable[object], items) if isinstance(v, (dict, list)))
+            if type(container) is dict:
+                items: Iterable[object] = container.values()
+            elif type(container) is list:
+                items = container
+            else:
+                items = (container,)
+            for v in items:
+                kind = type(v)
+                if kind is dict or kind is list:
+                    below.append(v)
+                elif kind is float:
+                    odd = odd or not math.isfinite(cast(float, v))
+                elif kind is int:
+                    odd = odd or not -_LARGEST < cast(int, v) < _LARGEST
+                elif v is _TOO_LONG:
+                    odd = True
         frontier = below
-    return level
+    return level - 1 if type(value) not in (dict, list) else level, odd
 
 
 def _refusals(value: object, path: _Path) -> Iterator[tuple[_Path, str]]:
-    # Recursion is bounded: _depth has checked the nesting.
-    if isinstance(value, _Refused):
-        yield path, value.problem
-    elif isinstance(value, str):
+    # Recursion is bounded: _scan has checked the nesting.
+    if isinstance(value, str):
         if _SURROGATE.search(value):
             yield path, "lone surrogate in a string (not Unicode text)"
+    elif isinstance(value, float):
+        if not math.isfinite(value):
+            yield path, "not a finite number"
+    elif value is _TOO_LONG or (isinstance(value, int) and not -_LARGEST < value < _LARGEST):
+        yield path, f"integer of more than {MAX_DIGITS} digits"
     elif isinstance(value, dict):
         for key, item in value.items():
             if _SURROGATE.search(key):
@@ -229,9 +219,18 @@ class _Compiler:
             return _never
         checks = [self._keyword(k, v, schema) for k, v in schema.items() if k not in _NOTES]
         checks = [c for c in checks if c is not _always]
+        if not checks:
+            return _always
         if len(checks) == 1:
             return checks[0]
-        return lambda value: all(check(value) for check in checks)
+
+        def every(value: object) -> bool:
+            for check in checks:  # noqa: SIM110 (a loop: all() would make a generator per value)
+                if not check(value):
+                    return False
+            return True
+
+        return every
 
     def _ref(self, ref: str) -> _Check:
         if ref not in self._refs:
@@ -253,6 +252,8 @@ class _Compiler:
             case "type":
                 names = [arg] if isinstance(arg, str) else list(arg)
                 tests = [_TYPES[n] for n in names]
+                if len(tests) == 1:
+                    return tests[0]
                 return lambda v: any(t(v) for t in tests)
             case "const":
                 return _equal_to([arg])
@@ -274,11 +275,10 @@ class _Compiler:
             case "uniqueItems":
                 return _unique if arg else _always
             case "items":
-                item = self.compile(arg)
-                return lambda v: not isinstance(v, list) or all(item(i) for i in v)
+                return _items(self.compile(arg))
             case "required":
-                needed = tuple(arg)
-                return lambda v: not isinstance(v, dict) or all(k in v for k in needed)
+                needed = frozenset(arg)
+                return lambda v: not isinstance(v, dict) or needed <= v.keys()
             case "properties":
                 return self._properties(arg, schema.get("additionalProperties", True))
             case "additionalProperties":
@@ -301,13 +301,21 @@ class _Compiler:
         def check(value: object) -> bool:
             if not isinstance(value, dict):
                 return True
-            for k, v in value.items():
-                test = known.get(k, other)
-                if not test(v):
+            for k, v in value.items():  # noqa: SIM110 (as in compile)
+                if not known.get(k, other)(v):
                     return False
             return True
 
         return check
+
+
+def _items(item: _Check) -> _Check:
+    def check(value: object) -> bool:
+        if not isinstance(value, list):
+            return True
+        return all(map(item, value))
+
+    return check
 
 
 def _always(value: object) -> bool:

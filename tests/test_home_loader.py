@@ -582,11 +582,9 @@ def test_nan_and_infinity_in_the_file_are_refused_with_their_place(path: Path) -
     text = json.dumps(demo_data(), ensure_ascii=False)
     text = text.replace('"target_temperature": 26', '"target_temperature": NaN', 1)
     path.write_text(text, encoding="utf-8")
-    assert one_line(path).endswith("/state/target_temperature: not a finite number (NaN)")
-    path.write_text(text.replace("NaN", "1e400"), encoding="utf-8")
-    assert one_line(path).endswith("/state/target_temperature: not a finite number (1e400)")
-    path.write_text(text.replace("NaN", "-Infinity"), encoding="utf-8")
-    assert one_line(path).endswith(": not a finite number (-Infinity)")
+    for number in ("NaN", "Infinity", "-Infinity", "1e400", "-1" + "0" * 400 + ".5"):
+        path.write_text(text.replace("NaN", number), encoding="utf-8")
+        assert one_line(path).endswith("/state/target_temperature: not a finite number")
 
 
 @pytest.mark.parametrize("digits", [21, 5000])
