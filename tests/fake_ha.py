@@ -6,8 +6,9 @@ and as HA's own command handlers shape their answers: `auth_required` → `auth`
 (`success`, `result` or `error: {code, message}`); `subscribe_events` for `state_changed`
 whose events carry the subscription's id; `call_service` (blocking, as HA's handler is) that
 changes the entity's state and emits `state_changed`; `get_states`; the four registries'
-`config/*_registry/list`, `config/entity_registry/get_entries` and
-`homeassistant/expose_entity/list`. Only what the tests need is simulated behind it.
+`config/*_registry/list`, `config/entity_registry/get_entries`,
+`homeassistant/expose_entity/list` and `get_config`. Only what the tests need is simulated
+behind it.
 """
 
 from __future__ import annotations
@@ -54,6 +55,7 @@ class FakeHomeAssistant:
         self.devices: list[dict[str, Any]] = []
         self.entities: list[dict[str, Any]] = []
         self.exposed: dict[str, dict[str, bool]] = {}
+        self.location_name = "我的家"
         self._lock = threading.Lock()
         self._subscribers: list[tuple[ServerConnection, int, threading.Lock]] = []
         self._server: Server | None = None
@@ -141,6 +143,9 @@ class FakeHomeAssistant:
                 return {"success": True, "result": copy.deepcopy(list(self.states.values()))}
         if kind == "call_service":
             return self._call_service(message)
+        if kind == "get_config":
+            config = {"location_name": self.location_name, "version": HA_VERSION}
+            return {"success": True, "result": config}
         lists = {
             "config/floor_registry/list": self.floors,
             "config/area_registry/list": self.areas,

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
@@ -44,7 +44,7 @@ def hub(fake: FakeHomeAssistant) -> Iterator[HomeAssistantHub]:
         yield connected
 
 
-def _eventually(check: Any) -> None:
+def _eventually(check: Callable[[], bool]) -> None:
     # State changes arrive as events on the hub's reader thread.
     deadline = time.monotonic() + 2.0
     while not check():

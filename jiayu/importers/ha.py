@@ -1,0 +1,411 @@
+"""`jiayu home from-ha`: a home file from what Home Assistant knows.
+
+Floors, areas, devices and entities come from HA's registries over the WebSocket API
+(`config/floor_registry/list`, `config/area_registry/list`, `config/device_registry/list`,
+`config/entity_registry/list`), the entities from those exposed to Assist
+(`homeassistant/expose_entity/list`, assistant "conversation": the set HA's own matcher
+answers for), their aliases from `config/entity_registry/get_entries`, and what each entity
+can do from its domain, `supported_features` and attributes in `get_states`.
+
+A device's id is its entity_id, as `HomeAssistantHub` addresses it. `build_home` is pure, so
+the conversation agent builds the same home from HA's registries in process.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import math
+import os
+import re
+import sys
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from jiayu.errors import HomeError
+from jiayu.home import parse_home, plain_name
+
+if TYPE_CHECKING:
+    from jiayu.executor.hubs.homeassistant import HomeAssistantHub
+
+ASSISTANT = "conversation"
+"""HA's assistant id for Assist, whose exposed entities a home is built from."""
+UNASSIGNED_ROOM = "area._unassigned"
+"""The room of exposed entities with no area in HA (our devices must have a room)."""
+# Its name, the first that no HA area or floor already uses.
+_UNASSIGNED_NAMES = ("未分区", "未分区设备", "其他区域")
+_ID = re.compile(r"^[A-Za-z0-9_.:-]{1,64}$")
+_NAME_MAX = 64
+
+# HA's feature bits (ClimateEntityFeature, FanEntityFeature, MediaPlayerEntityFeature).
+_CLIMATE_TARGET_TEMPERATURE, _CLIMATE_FAN_MODE, _CLIMATE_TURN_OFF = 1, 8, 128
+_FAN_SET_SPEED = 1
+_MEDIA_PAUSE, _MEDIA_VOLUME_SET, _MEDIA_TURN_ON, _MEDIA_TURN_OFF, _MEDIA_PLAY = (
+    1,
+    4,
+    128,
+    256,
+    16384,
+)
+_OUR_HVAC = {"cool", "heat", "dry", "fan_only", "auto", "heat_cool"}
+_OUR_FAN_MODES = {"low", "medium", "high", "auto"}
+_SENSORS = {
+    "temperature": "temperature_sensor",
+    "humidity": "humidity_sensor",
+    "illuminance": "illuminance_sensor",
+}
+# Covers that are doors: opening one is as risky as unlocking, so they act as a Lock and
+# the risk gate asks for 确认 before opening them.
+_DOOR_COVERS = {"door", "garage", "gate"}
+
+
+def room_id(area_id: str) -> str:
+    """Our room id for an HA area id (the conversation agent maps a satellite's area so)."""
+    return _safe_id("area", area_id)
+
+
+def floor_id(ha_floor_id: str) -> str:
+    """Our floor id for an HA floor id."""
+    return _safe_id("floor", ha_floor_id)
+
+
+def _safe_id(kind: str, ha_id: str) -> str:
+    # HA's ids are slugs, but old installs have other shapes; a digest keeps ours valid.
+    candidate = f"{kind}.{ha_id}"
+    if _ID.match(candidate):
+        return candidate
+    return f"{kind}.{hashlib.sha256(ha_id.encode()).hexdigest()[:16]}"
+
+
+@dataclass(frozen=True)
+class Registries:
+    """What `build_home` reads, in the shapes HA's WebSocket commands answer with."""
+
+    floors: Sequence[Mapping[str, Any]]
+    """config/floor_registry/list."""
+    areas: Sequence[Mapping[str, Any]]
+    """config/area_registry/list."""
+    devices: Sequence[Mapping[str, Any]]
+    """config/device_registry/list."""
+    entities: Mapping[str, Mapping[str, Any] | None]
+    """config/entity_registry/get_entries for the exposed entities, by entity_id (None for
+    an entity without a registry entry)."""
+    states: Sequence[Mapping[str, Any]]
+    """get_states."""
+    exposed: Mapping[str, Mapping[str, Any]]
+    """homeassistant/expose_entity/list's `exposed_entities`."""
+    name: str = "Home Assistant"
+    """The home's name (get_config's location_name)."""
+
+
+@dataclass
+class Built:
+    """A home document and what was left out of it, one line per thing."""
+
+    home: dict[str, Any]
+    """The home file's JSON."""
+    skipped: list[str] = field(default_factory=list)
+    """Entities, names and aliases left out, and why."""
+
+
+def build_home(registries: Registries) -> Built:
+    """The home file for HA's exposed entities; every name rule of the home file is kept by
+    leaving out what would break it (and saying so), so the result passes `parse_home`."""
+    skipped: list[str] = []
+    taken: set[str] = set()  # plain forms of every room and floor word kept so far
+
+    def usable(what: str, name: str) -> bool:
+        key = plain_name(name)
+        if key and len(name) <= _NAME_MAX and key not in taken:
+            return True
+        skipped.append(f"{what}: name {json.dumps(name, ensure_ascii=False)} is unusable")
+        return False
+
+    def usable_aliases(what: str, name: str, aliases: Iterable[str]) -> list[str]:
+        kept = []
+        for alias in dict.fromkeys(aliases):
+            key = plain_name(alias)
+            if key and len(alias) <= _NAME_MAX and key not in taken:
+                kept.append(alias)
+            elif key != plain_name(name):  # an alias that repeats the name is just dropped
+                shown = json.dumps(alias, ensure_ascii=False)
+                skipped.append(f"{what}: alias {shown} is unusable")
+        return kept
+
+    # Places' names are claimed before any alias, so an alias never costs a room its name;
+    # floors' aliases before rooms' (楼下 is a floor's word before it is a room's nickname).
+    places: list[tuple[str, dict[str, Any], list[str]]] = []
+    sources: tuple[tuple[str, Sequence[Mapping[str, Any]], str, Callable[[str], str]], ...] = (
+        ("area", registries.areas, "area_id", room_id),
+        ("floor", registries.floors, "floor_id", floor_id),
+    )
+    for kind, entries, key, make_id in sources:
+        for entry in entries:
+            what, place_name = f"{kind} {entry.get(key)}", str(entry.get("name", ""))
+            if usable(what, place_name):
+                taken.add(plain_name(place_name))
+                place: dict[str, Any] = {
+                    "id": make_id(str(entry[key])),
+                    "name": place_name,
+                    "aliases": [],
+                }
+                if kind == "area" and entry.get("floor_id") is not None:
+                    place["floor"] = floor_id(str(entry["floor_id"]))
+                places.append((what, place, _strs(entry.get("aliases"))))
+    for what, place, said in sorted(places, key=lambda p: not p[1]["id"].startswith("floor.")):
+        place["aliases"] = usable_aliases(what, place["name"], said)
+        taken.update(plain_name(a) for a in place["aliases"])
+    floors = [p for _, p, _ in places if p["id"].startswith("floor.")]
+    rooms = [p for _, p, _ in places if p["id"].startswith("area.")]
+    known_floors = {f["id"] for f in floors}
+    for room in rooms:
+        if room.get("floor") not in known_floors:
+            room.pop("floor", None)
+
+    device_area = {str(d.get("id")): d.get("area_id") for d in registries.devices}
+    states = {str(s.get("entity_id")): s for s in registries.states}
+    known_rooms = {r["id"] for r in rooms}
+    devices: list[dict[str, Any]] = []
+    for entity_id in sorted(registries.exposed):
+        if not registries.exposed[entity_id].get(ASSISTANT):
+            continue
+        state = states.get(entity_id)
+        if state is None or not _ID.match(entity_id):
+            skipped.append(f"{entity_id}: no state in Home Assistant, or an id too long")
+            continue
+        attributes = state.get("attributes") or {}
+        described = describe(entity_id, attributes)
+        if described is None:
+            skipped.append(f"{entity_id}: nothing jiayu can do with this kind of entity")
+            continue
+        entry = registries.entities.get(entity_id) or {}
+        name = _entity_name(entity_id, entry, attributes)
+        if not usable(entity_id, name):
+            continue
+        aliases = usable_aliases(entity_id, name, _strs(entry.get("aliases")))
+        area = entry.get("area_id") or device_area.get(str(entry.get("device_id")))
+        where = room_id(str(area)) if area is not None else UNASSIGNED_ROOM
+        if where not in known_rooms:
+            where = UNASSIGNED_ROOM
+        devices.append(
+            {"id": entity_id, "name": name, "aliases": aliases, "room": where, **described}
+        )
+    if any(d["room"] == UNASSIGNED_ROOM for d in devices):
+        used = taken | {plain_name(w) for d in devices for w in (d["name"], *d["aliases"])}
+        free = next((n for n in _UNASSIGNED_NAMES if plain_name(n) not in used), None)
+        if free is None:
+            skipped += [f"{d['id']}: no area" for d in devices if d["room"] == UNASSIGNED_ROOM]
+            devices = [d for d in devices if d["room"] != UNASSIGNED_ROOM]
+        else:
+            rooms.append({"id": UNASSIGNED_ROOM, "name": free, "aliases": []})
+    home = {
+        "version": 1,
+        "name": registries.name[:_NAME_MAX] or "Home Assistant",
+        "floors": floors,
+        "rooms": rooms,
+        "devices": devices,
+    }
+    return Built(home, skipped)
+
+
+def describe(entity_id: str, attributes: Mapping[str, Any]) -> dict[str, Any] | None:
+    """An entity's `type`, `capabilities` and `limits` (and `acts_as`) from its domain,
+    supported features and attributes; None for kinds jiayu does not drive."""
+    domain = entity_id.partition(".")[0]
+    features = attributes.get("supported_features")
+    features = features if isinstance(features, int) else 0
+    device_class = attributes.get("device_class")
+    caps: list[str] = []
+    limits: dict[str, dict[str, float]] = {}
+    acts_as: list[str] = []
+
+    def limit(key: str, low: Any, high: Any) -> None:
+        if _finite(low) and _finite(high) and low <= high:
+            limits[key] = {"min": low, "max": high}
+
+    if domain == "light":
+        kind = "Light"
+        modes = set(_strs(attributes.get("supported_color_modes")))
+        caps.append("onoff")
+        if modes - {"onoff", "unknown"}:
+            caps.append("brightness")
+        if "color_temp" in modes:
+            caps.append("color_temp")
+            limit(
+                "color_temp",
+                attributes.get("min_color_temp_kelvin"),
+                attributes.get("max_color_temp_kelvin"),
+            )
+    elif domain in {"switch", "input_boolean"}:
+        kind = "SmartPlug" if device_class == "outlet" else "Switch"
+        caps.append("onoff")
+    elif domain == "fan":
+        kind = "Fan"
+        caps.append("onoff")
+        if features & _FAN_SET_SPEED:
+            caps.append("fan_speed")
+    elif domain == "humidifier":
+        kind = "Humidifier"
+        caps.append("onoff")
+    elif domain == "climate":
+        hvac = set(_strs(attributes.get("hvac_modes")))
+        kind = "AirConditioner" if "cool" in hvac else "Heater"
+        if "off" in hvac or features & _CLIMATE_TURN_OFF:
+            caps.append("onoff")
+        if features & _CLIMATE_TARGET_TEMPERATURE:
+            caps.append("target_temperature")
+            limit("target_temperature", attributes.get("min_temp"), attributes.get("max_temp"))
+        if hvac & _OUR_HVAC:
+            caps.append("hvac_mode")
+        if (
+            features & _CLIMATE_FAN_MODE
+            and set(_strs(attributes.get("fan_modes"))) & _OUR_FAN_MODES
+        ):
+            caps.append("fan_speed")
+        if attributes.get("current_temperature") is not None:
+            caps.append("temperature_sensor")
+        if attributes.get("current_humidity") is not None:
+            caps.append("humidity_sensor")
+    elif domain == "water_heater":
+        kind = "Heater"
+        caps.append("target_temperature")
+        limit("target_temperature", attributes.get("min_temp"), attributes.get("max_temp"))
+    elif domain == "cover":
+        kind = "Blind"
+        caps.append("cover")
+        if device_class in _DOOR_COVERS:
+            acts_as.append("Lock")
+    elif domain == "lock":
+        kind = "Lock"
+        caps.append("lock")
+    elif domain == "valve":
+        kind = "Valve"
+        caps.append("valve")
+    elif domain == "media_player":
+        kind = "Television" if device_class == "tv" else "NetworkAudio"
+        if features & (_MEDIA_TURN_ON | _MEDIA_TURN_OFF):
+            caps.append("onoff")
+        if features & _MEDIA_VOLUME_SET:
+            caps.append("volume")
+        if features & (_MEDIA_PLAY | _MEDIA_PAUSE):
+            caps.append("media")
+    elif domain == "sensor" and device_class in _SENSORS:
+        kind = "Sensor"
+        caps.append(_SENSORS[str(device_class)])
+    else:
+        return None
+    if not caps:
+        return None
+    out: dict[str, Any] = {"type": kind, "capabilities": caps}
+    if limits:
+        out["limits"] = limits
+    if acts_as:
+        out["acts_as"] = acts_as
+    return out
+
+
+def _entity_name(entity_id: str, entry: Mapping[str, Any], attributes: Mapping[str, Any]) -> str:
+    # The friendly name is what HA shows and its own matcher answers to; the registry's
+    # names stand in when the state has none.
+    for candidate in (
+        attributes.get("friendly_name"),
+        entry.get("name"),
+        entry.get("original_name"),
+    ):
+        if isinstance(candidate, str) and candidate.strip():
+            return candidate.strip()
+    return entity_id.partition(".")[2]
+
+
+def _strs(value: Any) -> list[str]:
+    return [v for v in value if isinstance(v, str)] if isinstance(value, list | tuple | set) else []
+
+
+def _finite(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+
+
+# --- the command ------------------------------------------------------------------------
+
+
+def fetch_registries(hub: HomeAssistantHub) -> Registries:
+    """Ask a connected `HomeAssistantHub` for everything `build_home` reads."""
+    exposed = hub.command({"type": "homeassistant/expose_entity/list"})["exposed_entities"]
+    wanted = sorted(e for e, to in exposed.items() if to.get(ASSISTANT))
+    entries = (
+        hub.command({"type": "config/entity_registry/get_entries", "entity_ids": wanted})
+        if wanted
+        else {}
+    )
+    config = hub.command({"type": "get_config"}) or {}
+    return Registries(
+        floors=hub.command({"type": "config/floor_registry/list"}),
+        areas=hub.command({"type": "config/area_registry/list"}),
+        devices=hub.command({"type": "config/device_registry/list"}),
+        entities=entries,
+        states=hub.command({"type": "get_states"}),
+        exposed=exposed,
+        name=str(config.get("location_name") or "Home Assistant"),
+    )
+
+
+def websocket_url(url: str) -> str:
+    """HA's WebSocket address for what a user types: http://ha:8123 → ws://ha:8123/api/websocket."""
+    url = url.rstrip("/")
+    url = re.sub(r"^http(s?)://", r"ws\1://", url)
+    return url if url.endswith("/api/websocket") else url + "/api/websocket"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options of `jiayu home from-ha`."""
+    parser.add_argument(
+        "--url", required=True, help="Home Assistant, e.g. http://homeassistant.local:8123"
+    )
+    parser.add_argument(
+        "--token",
+        default=os.environ.get("HA_TOKEN"),
+        help="a long-lived access token (default: the HA_TOKEN environment variable)",
+    )
+    parser.add_argument("--out", help="write the home file here (default: standard output)")
+    parser.add_argument("--timeout", type=float, default=10.0, help="seconds per request")
+
+
+def run(args: argparse.Namespace) -> int:
+    """Build the home file; 0 when written, 2 when HA could not be read or the home is invalid."""
+    from jiayu.executor.hubs.homeassistant import (
+        HaCommandError,
+        HaConnectionError,
+        HomeAssistantHub,
+    )
+
+    if not args.token:
+        print("jiayu home from-ha: no token: pass --token or set HA_TOKEN", file=sys.stderr)
+        return 2
+    url = websocket_url(args.url)
+    try:
+        with HomeAssistantHub(url, args.token, timeout=args.timeout) as hub:
+            registries = fetch_registries(hub)
+    except (HaConnectionError, HaCommandError, TimeoutError) as exc:
+        print(f"jiayu home from-ha: {exc}", file=sys.stderr)
+        return 2
+    except (KeyError, TypeError, AttributeError) as exc:
+        print(f"jiayu home from-ha: {url}: unexpected answer: {exc!r}", file=sys.stderr)
+        return 2
+    built = build_home(registries)
+    source = args.out or "<stdout>"
+    try:
+        parse_home(built.home, source)
+    except HomeError as err:
+        print(str(err), file=sys.stderr)
+        return 2
+    for line in built.skipped:
+        print(f"jiayu home from-ha: skipped {line}", file=sys.stderr)
+    text = json.dumps(built.home, ensure_ascii=False, indent=2) + "\n"
+    if args.out:
+        with open(args.out, "w", encoding="utf-8") as out:
+            out.write(text)
+    else:
+        sys.stdout.write(text)
+    return 0
