@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -288,3 +289,20 @@ def test_a_lost_broker_fails_commands_instead_of_hanging(home: Home, tmp_path: P
         finally:
             hub.close()
             bridge.close()
+
+
+def test_many_threads_share_one_hub(hub: Zigbee2MqttHub, fake: FakeZ2m) -> None:
+    # The engine sends from many threads at once; each must get its own device's echo.
+    jobs = [(CEILING, 10), (STRIP, 20), (CEILING, 30), (STRIP, 40)] * 4
+
+    def dim(job: tuple[str, int]) -> int:
+        device, value = job
+        hub.send(device, "set_brightness", {"value": value})
+        return int(hub.read(device)["brightness"])
+
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        seen = list(pool.map(dim, jobs))
+    assert all(value in (10, 20, 30, 40) for value in seen)
+    hub.send(CEILING, "set_brightness", {"value": 70})
+    assert hub.read(CEILING)["brightness"] == 70
+    assert hub.read(STRIP)["brightness"] in (20, 40)

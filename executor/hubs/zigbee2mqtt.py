@@ -374,6 +374,17 @@ def set_payload(entity: Z2mEntity, command: str, params: Mapping[str, Any]) -> _
 
         return _Set({prop: value}, confirms)
 
+    def near(feature: Feature, value: float) -> _Set:
+        # A device may round what it was sent (a set point to its step); an echo far from it is
+        # another command's (one sent just before, from another thread), not this one's.
+        prop, slack = feature.key, max(1.0, abs(value) * 0.02)
+
+        def confirms(msg: Mapping[str, Any]) -> bool | None:
+            echoed = _number(msg.get(prop))
+            return True if echoed is not None and abs(echoed - value) <= slack else None
+
+        return _Set({prop: value}, confirms)
+
     def any_of(payload: Mapping[str, Any], *features: Feature | None) -> _Set:
         props = {ft.key for ft in features if ft is not None}
         return _Set(payload, lambda msg: True if props & msg.keys() else None)
@@ -394,9 +405,7 @@ def set_payload(entity: Z2mEntity, command: str, params: Mapping[str, Any]) -> _
         case "set_brightness":
             feature = need("brightness")
             high = feature.high or 254
-            raw = round(int(params["value"]) * high / 100)
-            # Echoes may be rounded by the device: any new brightness confirms.
-            return any_of({feature.key: raw}, feature)
+            return near(feature, round(int(params["value"]) * high / 100))
         case "set_color_temp":
             feature = need("color_temp")
             mired = round(1e6 / max(1, int(params["value"])))
@@ -404,10 +413,12 @@ def set_payload(entity: Z2mEntity, command: str, params: Mapping[str, Any]) -> _
                 mired = max(mired, int(feature.low))
             if feature.high is not None:
                 mired = min(mired, int(feature.high))
-            return any_of({feature.key: mired}, feature)
+            return near(feature, mired)
         case "set_temperature":
-            feature = need("setpoint")
-            return any_of({feature.key: params["value"]}, feature)
+            setpoint = _number(params["value"])
+            if setpoint is None:
+                raise _Refused("setpoint")
+            return near(need("setpoint"), setpoint)
         case "set_mode":
             feature = need("system_mode")
             value = _MODES_OUT[str(params["mode"])]
