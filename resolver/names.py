@@ -1,22 +1,25 @@
 """The name index of one home: which devices a said name can mean, and how well.
 
-Exact names and aliases (ignoring 的 and spaces), bare names (客厅台灯 → 台灯),
-and a fuzzy stage for what the lexer could not place: candidates come from a
-character-bigram index, then `rapidfuzz.fuzz.ratio` scores them, on the
-characters and on the toneless pinyin. (WRatio and partial_ratio assume words
+Exact names and aliases (compared as `plain_name`: normalised like an utterance, without
+的), bare names (客厅台灯 → 台灯), and a fuzzy stage for what the lexer could not place:
+candidates come from a character-bigram index, then `rapidfuzz.fuzz.ratio` scores them, on
+the characters and on the toneless pinyin. (WRatio and partial_ratio assume words
 separated by spaces, which unspaced Chinese does not have.)
 """
 
 from __future__ import annotations
 
+import threading
 from collections import defaultdict
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from rapidfuzz import fuzz
 
 from jiayu.compiler.pinyin import name_keys, said_key
-from jiayu.home import Home, plain_name
+from jiayu.home import Home
 from jiayu.ir import MatchKind
+from jiayu.text import plain_name
 
 FUZZY_CUTOFF = 75.0
 """Lowest fuzz.ratio (0-100) a fuzzy candidate may score; below it a name is not found."""
@@ -60,12 +63,24 @@ class NameIndex:
                 surfaces[name].update(ids)
         order = {d.id: i for i, d in enumerate(home.devices)}
         self._surfaces = {k: tuple(sorted(v, key=order.__getitem__)) for k, v in surfaces.items()}
-        bigrams: dict[str, set[str]] = defaultdict(set)
-        for name in self._surfaces:
-            for gram in _bigrams(name):
-                bigrams[gram].add(name)
-        self._bigrams = {k: tuple(sorted(v)) for k, v in bigrams.items()}
-        self._keys = {name: name_keys(name) for name in self._surfaces}
+        self._fuzzy: _FuzzyData | None = None
+        self._fuzzy_lock = threading.Lock()
+
+    def warm(self) -> None:
+        """Build what `fuzzy` needs now rather than on the first mention it is asked about."""
+        self._fuzzy_data()
+
+    def _fuzzy_data(self) -> _FuzzyData:
+        # Built on first need: the pinyin keys are most of the index's cost (and import
+        # pypinyin), and most turns never get here. Once, under a lock, as sessions on
+        # several threads share the index.
+        fuzzy = self._fuzzy
+        if fuzzy is None:
+            with self._fuzzy_lock:
+                if self._fuzzy is None:
+                    self._fuzzy = _FuzzyData.of(self._surfaces)
+                fuzzy = self._fuzzy
+        return fuzzy
 
     def exact(self, mention: str) -> NameMatch | None:
         """A full name or alias match (the device itself); None if there is none."""
@@ -94,17 +109,37 @@ class NameIndex:
         key = plain_name(mention)
         if not key:
             return []
-        candidates = {name for gram in _bigrams(key) for name in self._bigrams.get(gram, ())}
+        data = self._fuzzy_data()
+        candidates = {name for gram in _bigrams(key) for name in data.bigrams.get(gram, ())}
         heard = said_key(key)
         scored = []
         for name in candidates:
-            score = max(fuzz.ratio(key, name), max(fuzz.ratio(heard, k) for k in self._keys[name]))
+            score = max(fuzz.ratio(key, name), max(fuzz.ratio(heard, k) for k in data.keys[name]))
             if score >= FUZZY_CUTOFF:
                 scored.append((score, name))
         scored.sort(key=lambda s: (-s[0], s[1]))
         return [
             (name, NameMatch(self._surfaces[name], "fuzzy", score / 100)) for score, name in scored
         ]
+
+
+@dataclass(frozen=True)
+class _FuzzyData:
+    bigrams: Mapping[str, tuple[str, ...]]
+    """Character bigram → the names that have it."""
+    keys: Mapping[str, tuple[str, ...]]
+    """Name → its toneless pinyin keys."""
+
+    @staticmethod
+    def of(names: Mapping[str, object]) -> _FuzzyData:
+        bigrams: dict[str, set[str]] = defaultdict(set)
+        for name in names:
+            for gram in _bigrams(name):
+                bigrams[gram].add(name)
+        return _FuzzyData(
+            {k: tuple(sorted(v)) for k, v in bigrams.items()},
+            {name: name_keys(name) for name in names},
+        )
 
 
 def _bigrams(text: str) -> set[str]:
