@@ -181,7 +181,6 @@ class Z2mEntity:
 
 _ID_UNSAFE = re.compile(r"[^A-Za-z0-9_.:-]")
 _SPECIFIC = ("light", "switch", "fan", "cover", "lock", "climate")
-_SENSORS = {"temperature": "temperature", "humidity": "humidity", "illuminance": "illuminance"}
 
 
 def entities(device: Mapping[str, Any]) -> list[Z2mEntity]:
@@ -275,9 +274,13 @@ def _specific_roles(kind: str, features: object) -> dict[str, Feature]:
 
 def _sensor_role(expose: Mapping[str, Any]) -> str | None:
     name = expose.get("name")
+    if name in ("temperature", "humidity"):
+        return str(name)
+    # Newer zigbee2mqtt says lux as `illuminance` (unit lx), older ones as `illuminance_lux`
+    # next to a raw `illuminance`.
     if name == "illuminance_lux" or (name == "illuminance" and expose.get("unit") == "lx"):
         return "illuminance"
-    return _SENSORS.get(name) if isinstance(name, str) and name != "illuminance" else None
+    return None
 
 
 def _feature(raw: Mapping[str, Any]) -> Feature | None:
@@ -323,7 +326,8 @@ def fallback_entity(device: Device, friendly_name: str) -> Z2mEntity:
             # Sensors mostly sleep: never asked with /get, read from what they publish.
             f[role] = Feature(role, _PUBLISHED)
     kind = "valve" if "valve" in caps else "switch"
-    return Z2mEntity(device.id, friendly_name, None, kind, MappingProxyType(f))
+    # No IEEE address: such a device is only ever reached by its friendly name.
+    return Z2mEntity("", friendly_name, None, kind, MappingProxyType(f))
 
 
 def friendly_name_error(name: str) -> str | None:
@@ -635,8 +639,10 @@ class Zigbee2MqttHub:
                 raise HubError(where, self._connect_failure)
         self._client.publish(self._sync_topic, self._sync_token, qos=1)
         with self._cond:
-            if not self._cond.wait_for(lambda: self._synced, max(0.0, deadline - time.monotonic())):
-                raise HubError(where, "timeout")
+            # Best effort: a broker whose ACL forbids the sync topic only costs the wait. Nothing
+            # is lost by going on: a command to a device whose `offline` was not yet taken in
+            # gets no echo and fails with `timeout`, never a claimed success.
+            self._cond.wait_for(lambda: self._synced, max(0.0, deadline - time.monotonic()))
 
     def close(self) -> None:
         """Disconnect from the broker and stop paho's thread."""
