@@ -3,6 +3,11 @@
 Targets are parsed as a flat run of words (word order varies too much for
 rules to pay off), and read here: places, a name or type word, quantifiers,
 exclusions, and AND-separated parts that become one clause each.
+
+Every word must end up in the meaning (CONTRACTS.md §2): an exclusion said as its own
+phrase attaches to every clause of the phrase it qualifies, a negation said after a set
+becomes an exclusion of it, and what cannot be attached raises Unsupported, so the
+compile is a NoParse and nothing is sent — never a harmless-looking extra clause.
 """
 
 from __future__ import annotations
@@ -24,7 +29,9 @@ from jiayu.ir import (
     Place,
     PlaceKind,
     Quantifier,
+    Question,
     Target,
+    Timing,
     Token,
     Value,
 )
@@ -51,7 +58,16 @@ _LEVEL_WORDS = {
 
 
 class Unsupported(Exception):
-    """The words parse but mean nothing jiayu can do (a level with no direction, ...)."""
+    """The words parse but mean nothing jiayu can do (a level with no direction, an
+    exclusion with nothing to take it from, a target left alone between commands)."""
+
+    def __init__(self, detail: str, reason: str = "unsupported", position: int = 0) -> None:
+        super().__init__(detail)
+        self.reason = reason
+        """A NoParse reason: unsupported, unattached (a qualifier with nothing to qualify) or
+        unexpected_word (a fragment no clause takes)."""
+        self.position = position
+        """Offset in the normalised utterance of the words that could not be used."""
 
 
 @dataclass(frozen=True)
@@ -62,6 +78,40 @@ class Tail:
     value: Value | None = None
     attribute: str | None = None
     verb: bool = True  # False for a bare value (窗帘一半): with 打开 it means only the value
+    question: Question | None = None
+    expected: Any = None
+
+
+@dataclass(frozen=True)
+class _Qualifier:
+    """An exclusion said as its own phrase: 除了书房， (before what it limits) or
+    ，客厅和卧室除外 / ，起夜灯留着 (after it)."""
+
+    exclude: tuple[Target, ...]
+    after: bool
+    position: int
+
+
+class _Targets(list[Target]):
+    """The targets of one run of target words, and where the run starts."""
+
+    def __init__(
+        self,
+        targets: Sequence[Target],
+        start: int,
+        exclusion_only: bool = False,
+        after: bool = False,
+    ) -> None:
+        super().__init__(targets)
+        self.start = start
+        self.exclusion_only = exclusion_only
+        """Nothing but an exclusion was said (除了书房 / 书房除外): it qualifies a clause."""
+        self.after = after
+        """The exclusion was said after what it takes away (除外, 留着), not before (除了)."""
+
+
+Group = list[Clause]
+"""The clauses of one phrase as said (打开所有灯和空调 is one phrase, two clauses)."""
 
 
 @dataclass(frozen=True)
@@ -91,6 +141,7 @@ class Builder:
     def __init__(self, tokens: Sequence[Token]) -> None:
         self._tokens = tokens
         self._scenes: dict[str, str] = {}  # scene name said → scene id
+        self._select_at: dict[int, int] = {}  # id of a select clause → offset of its words
 
     def _scene_of(self, target: Target) -> str | None:
         if target.name is None or target.places or target.type_word or target.is_set:
@@ -113,61 +164,223 @@ class Builder:
     def _payload(self, t: LarkToken) -> Any:
         return self._tok(t).value
 
+    def _at(self, t: LarkToken) -> int:
+        return self._tok(t).start
+
     # --- utterance ---------------------------------------------------------
 
     def start(self, *children: Any) -> Body:
-        return Body(tuple(_named_ahead(_scope_exclusions(children[-1]))))
+        groups = _attach_qualifiers(children[-1])
+        clauses = _named_ahead([c for group in groups for c in group])
+        for index, clause in enumerate(clauses):
+            if clause.action == "select" and index > 0:
+                # 打开所有灯，客厅: a target alone after a command qualifies nothing.
+                raise Unsupported(
+                    "a target alone, with nothing that says what to do with it",
+                    "unexpected_word",
+                    self._select_at.get(id(clause), 0),
+                )
+        if len(clauses) == 1 and clauses[0].action == "stop" and clauses[0].target is None:
+            clauses = [Clause("cancel")]  # 停下 alone stops what jiayu is doing: a cancel
+        return Body(tuple(clauses))
 
-    def clauses(self, *children: Any) -> list[Clause]:
-        return [c for child in children if isinstance(child, list) for c in child]
+    def clauses(self, *children: Any) -> list[Group | _Qualifier]:
+        groups: list[Group | _Qualifier] = []
+        separated = True
+        for child in children:
+            if isinstance(child, LarkToken):
+                separated = True
+                continue
+            previous = groups[-1] if groups else None
+            if (
+                not separated
+                and isinstance(previous, list)
+                and all(c.target is None for c in previous)
+            ):
+                # 打开关闭客厅灯: a verb with no target, run into the next clause unseparated,
+                # is a slip, not a command on the last device.
+                raise Unsupported("a verb with nothing to act on", "unexpected_word")
+            groups.append(child)
+            separated = False
+        return groups
 
-    def conditional(self, *children: Any) -> list[Clause]:
+    def conditional(self, *children: Any) -> list[Group | _Qualifier]:
         # Clauses before 如果 run unconditionally; the ones after it are guarded.
         before = children[0] if isinstance(children[0], list) else []
         condition = next(c for c in children if isinstance(c, Condition))
-        guarded = [replace(c, condition=condition) for c in children[-1]]
+        guarded: list[Group | _Qualifier] = []
+        for group in children[-1]:
+            if isinstance(group, _Qualifier):
+                guarded.append(group)
+            else:
+                guarded.append([replace(c, condition=condition) for c in group])
         return [*before, *guarded]
+
+    # --- clause modifiers ----------------------------------------------------
+
+    def negated(self, _neg: LarkToken, group: Group | _Qualifier) -> Group:
+        return [replace(c, negated=True) for c in _actions(group, "别/不要")]
+
+    def negated_tail(self, *children: Any) -> Group:
+        targets, tail = children[-3], children[-1]
+        return [replace(c, negated=True) for c in _actions(self.target_tail(targets, tail), "别")]
+
+    def timed(self, time: LarkToken, *rest: Any) -> Group:
+        timing = self._payload(time)
+        return [replace(c, when=timing) for c in _actions(rest[-1], "a time")]
+
+    def timed_tail(self, *children: Any) -> Group:
+        targets, time, tail = children[-3], children[-2], children[-1]
+        timing: Timing = self._payload(time)
+        return [
+            replace(c, when=timing) for c in _actions(self.target_tail(targets, tail), "a time")
+        ]
+
+    def at_place(self, _at: LarkToken, targets: _Targets, *rest: Any) -> Group:
+        # 在客厅切到下一首: the place applies to a clause that names none of its own.
+        if len(targets) != 1 or not targets[0].is_place_only or targets[0].exclude:
+            raise Unsupported("在 takes a place", "unattached", targets.start)
+        places = targets[0].places
+        out: Group = []
+        for clause in _actions(rest[-1], "在<room>"):
+            target = clause.target
+            if target is None:
+                target = Target(places=places)
+            elif not target.places:
+                target = replace(target, places=places)
+            out.append(replace(clause, target=target))
+        return out
+
+    def habit(self, _habit: LarkToken, *rest: Any) -> Group:
+        # 按我的习惯开灯: on, then the user's preferred settings for it (the engine asks for
+        # them when none is stored, and remembers the answer).
+        out: Group = []
+        for clause in _actions(rest[-1], "按我的习惯"):
+            out.append(clause)
+            if clause.action == "on":
+                out.append(Clause("set", None, Value("preferred"), condition=clause.condition))
+        return out
 
     # --- clauses -----------------------------------------------------------
 
-    def target_tail(self, *children: Any) -> list[Clause]:
-        targets, tails = children[-2], _tails(children[-1])
-        return [_clause(tail, t) for t in targets for tail in tails]
+    def target_tail(self, *children: Any) -> Group | _Qualifier:
+        targets = next(c for c in children if isinstance(c, _Targets))
+        if targets.exclusion_only:
+            # 卫生间和浴室的不用开: only what is taken away, then a verb: it qualifies the
+            # phrase it follows (or precedes), never "everything but these".
+            return _Qualifier(targets[0].exclude, targets.after, targets.start)
+        tails = [
+            t
+            for c in children
+            if isinstance(c, Tail | list) and c is not targets
+            for t in _tails(c)
+        ]
+        out: Group = []
+        for target in targets:
+            if _only_quantity(target) and all(t.action in ("on", "off") for t in tails):
+                out.append(Clause("select", target))  # 两个都关: an answer naming them all
+                continue
+            scene = self._scene_of(target)
+            for tail in tails:
+                if scene and tail.action == "on":
+                    out.append(Clause("scene", target, scene=scene))  # 把会客模式打开
+                else:
+                    out.append(_clause(tail, target))
+        return out
 
-    def bare_tail(self, *children: Any) -> list[Clause]:
+    def bare_tail(self, *children: Any) -> Group:
         return [_clause(tail, None) for tail in _tails(children[-1])]
 
-    def head_switch(self, _set: LarkToken, targets: list[Target]) -> list[Clause]:
+    def head_switch(self, *children: Any) -> Group:
+        targets = children[-1]
         scenes = [self._scene_of(t) for t in targets]
         if not all(scenes):
-            raise Unsupported("切换到 takes a scene")
+            raise Unsupported("切换到 takes a scene", "unsupported", targets.start)
         return [Clause("scene", t, scene=s) for t, s in zip(targets, scenes, strict=True)]
 
-    def target_only(self, targets: list[Target], _de: Any = None) -> list[Clause]:
-        clauses = []
+    def target_only(self, targets: _Targets, _de: Any = None) -> Group | _Qualifier:
+        if targets.exclusion_only:
+            return _Qualifier(targets[0].exclude, targets.after, targets.start)
+        clauses: Group = []
         for target in targets:
             scene = self._scene_of(target)
-            clauses.append(
-                Clause("scene", target, scene=scene) if scene else Clause("select", target)
-            )
+            clause = Clause("scene", target, scene=scene) if scene else Clause("select", target)
+            self._select_at[id(clause)] = targets.start
+            clauses.append(clause)
         return clauses
 
-    def repeat(self, _t: LarkToken) -> list[Clause]:
+    def repeat(self, _t: LarkToken) -> Group:
         return [Clause("repeat")]
 
-    def confirm(self, _t: LarkToken) -> list[Clause]:
+    def confirm(self, _t: LarkToken) -> Group:
         return [Clause("confirm")]
 
-    def cancel(self, _t: LarkToken) -> list[Clause]:
+    def cancel(self, _t: LarkToken) -> Group:
         return [Clause("cancel")]
 
-    def ordinal(self, t: LarkToken, _de: Any = None) -> list[Clause]:
+    def ordinal(self, t: LarkToken, _de: Any = None) -> Group:
         return [Clause("select", ordinal=int(self._payload(t)))]
 
-    def head_on(
-        self, _on: LarkToken, targets: list[Target], tail: Tail | None = None
-    ) -> list[Clause]:
-        clauses: list[Clause] = []
+    def schedule_cancel(self, *children: Any) -> Group:
+        # 取消定时 / 取消关空调的定时: the target, when said, picks which schedules.
+        targets = next((c for c in children if isinstance(c, _Targets)), None)
+        if targets is None:
+            return [Clause("schedule_cancel")]
+        return [Clause("schedule_cancel", t) for t in targets]
+
+    def schedule_query(self, *children: Any) -> Group:
+        targets = next((c for c in children if isinstance(c, _Targets)), None)
+        if targets is None:
+            return [Clause("schedule_query")]
+        return [Clause("schedule_query", t) for t in targets]
+
+    def remember(self, *children: Any) -> Group:
+        # 记住我喜欢26度 / 我看电视的音量是20: the value, and the target when one is said.
+        targets = next((c for c in children if isinstance(c, _Targets)), None)
+        value: Value = children[-1]
+        attr = next(
+            (self._payload(c) for c in children if isinstance(c, LarkToken) and c.type == "ATTR"),
+            None,
+        )
+        tail = _with_attribute(Tail("remember", value), attr)
+        if targets is None:
+            return [_clause(tail, None)]
+        return [_clause(tail, t) for t in targets]
+
+    def set_question(self, *children: Any) -> Group:
+        # 哪些灯开着 / 有没有灯开着 / 客厅有几盏灯开着: a query over a set.
+        runs = [c for c in children if isinstance(c, _Targets)]
+        asked = next(c for c in children if isinstance(c, LarkToken) and c.type == "QSET")
+        state = children[-1]
+        attribute, expected = self._state(state)
+        targets: list[Target] = list(runs[-1])
+        if len(runs) == 2:
+            places = tuple(p for t in runs[0] for p in t.places)
+            if not all(t.is_place_only for t in runs[0]):
+                raise Unsupported("a set question names its place first", "unsupported")
+            targets = [replace(t, places=(*places, *t.places)) for t in targets]
+        question: Question = self._payload(asked)
+        return [
+            Clause(
+                "query",
+                replace(t, quantifier="all") if t.quantifier == "one" else t,
+                attribute=attribute,
+                question=question,
+                expected=expected,
+            )
+            for t in targets
+        ]
+
+    def _state(self, t: LarkToken) -> tuple[str, Any]:
+        if t.type == "ON":
+            return "on", True
+        if t.type == "OFF":
+            return "on", False
+        attribute, expected = self._payload(t)
+        return attribute, expected
+
+    def head_on(self, _on: LarkToken, targets: _Targets, tail: Tail | None = None) -> Group:
+        clauses: Group = []
         for target in targets:
             scene = self._scene_of(target)
             if scene:
@@ -180,34 +393,39 @@ class Builder:
                     clauses.append(_clause(tail, None))
         return clauses
 
-    def head_off(self, _off: LarkToken, targets: list[Target]) -> list[Clause]:
+    def head_off(self, _off: LarkToken, targets: _Targets) -> Group:
         return [Clause("off", t) for t in targets]
 
-    def head_rel(self, rel: LarkToken, targets: list[Target], *rest: Any) -> list[Clause]:
-        attr = next(
-            (self._payload(r) for r in rest if isinstance(r, LarkToken) and r.type == "ATTR"), None
-        )
+    def head_rel(self, rel: LarkToken, targets: _Targets, *rest: Any) -> Group:
+        attr = self._attr_of(rest)
         amount = next((r for r in rest if isinstance(r, _Number)), None)
         tail = self._relative(self._payload(rel), attr, amount)
         return [_clause(tail, t) for t in targets]
 
-    def head_set(self, _setv: LarkToken, targets: list[Target], *rest: Any) -> list[Clause]:
-        attr = next(
-            (self._payload(r) for r in rest if isinstance(r, LarkToken) and r.type == "ATTR"), None
-        )
+    def head_set(self, _setv: LarkToken, targets: _Targets, *rest: Any) -> Group:
+        attr = self._attr_of(rest)
         tail = _with_attribute(Tail("set", rest[-1]), attr)
         return [_clause(tail, t) for t in targets]
 
-    def head_media(self, media: LarkToken, targets: list[Target]) -> list[Clause]:
+    def head_media(self, media: LarkToken, targets: _Targets) -> Group:
         return [Clause(self._payload(media), t) for t in targets]
 
-    def head_query(self, _q: LarkToken, *rest: Any) -> list[Clause]:
+    def head_query(self, _q: LarkToken, *rest: Any) -> Group:
         targets = next((r for r in rest if isinstance(r, list)), [None])
         attr = None
         for r in rest:
             if isinstance(r, LarkToken):
                 attr = self._payload(r) or attr
         return [Clause("query", t, attribute=attr) for t in targets]
+
+    def _attr_of(self, items: Sequence[Any]) -> str | None:
+        """The attribute said among a rule's children; a step (大一档) is a fan's speed."""
+        for item in items:
+            if isinstance(item, LarkToken) and item.type == "ATTR":
+                return self._payload(item)  # type: ignore[no-any-return]
+        if any(isinstance(i, LarkToken) and i.type == "NOTCH" for i in items):
+            return "fan_speed"
+        return None
 
     # --- tails -------------------------------------------------------------
 
@@ -216,6 +434,12 @@ class Builder:
 
     def t_off(self, _off: LarkToken, value: Value | None = None) -> Tail:
         return Tail("off") if value is None else Tail("set", value)  # 窗帘关一半
+
+    def t_more(self, _on: LarkToken, _yidian: LarkToken) -> Tail:
+        return Tail("adjust", Value("relative", direction=1))  # 窗帘再开一点
+
+    def t_less(self, _off: LarkToken, _yidian: LarkToken) -> Tail:
+        return Tail("adjust", Value("relative", direction=-1))  # 窗帘关一点
 
     def t_set(self, *children: Any) -> Tail:
         attr = None
@@ -229,30 +453,18 @@ class Builder:
         return _with_attribute(Tail("set", children[-1], verb=verb or attr is not None), attr)
 
     def t_rel(self, *children: Any) -> Tail:
-        attr = None
-        rel: Any = None
-        amount = None
-        for c in children:
-            if isinstance(c, _Number):
-                amount = c
-            elif c.type == "ATTR":
-                attr = self._payload(c)
-            elif c.type == "REL":
-                rel = self._payload(c)
-        return self._relative(rel, attr, amount)
+        rel = next(
+            self._payload(c) for c in children if isinstance(c, LarkToken) and c.type == "REL"
+        )
+        amount = next((c for c in children if isinstance(c, _Number)), None)
+        return self._relative(rel, self._attr_of(children), amount)
 
     def t_adj(self, *children: Any) -> Tail:
-        attr = None
-        adj: Any = None
-        amount = None
-        for c in children:
-            if isinstance(c, _Number):
-                amount = c
-            elif c.type == "ATTR":
-                attr = self._payload(c)
-            elif c.type == "ADJ":
-                adj = self._payload(c)
-        return self._relative(adj, attr, amount)
+        adj = next(
+            self._payload(c) for c in children if isinstance(c, LarkToken) and c.type == "ADJ"
+        )
+        amount = next((c for c in children if isinstance(c, _Number)), None)
+        return self._relative(adj, self._attr_of(children), amount)
 
     def t_query(self, *children: LarkToken) -> Tail | list[Tail]:
         attrs = [self._payload(c) for c in children if c.type == "ATTR"]
@@ -262,7 +474,14 @@ class Builder:
         return Tail("query", attribute=attrs[0] if attrs else asked)
 
     def t_state(self, q: LarkToken) -> Tail:
-        return Tail("query", attribute=self._payload(q))
+        attribute, expected = self._payload(q)
+        return Tail("query", attribute=attribute, question="yes_no", expected=expected)
+
+    def t_asked(self, verb: LarkToken, _asked: LarkToken) -> Tail:
+        # 上锁了没 / 开了没 / 是打开的吗: did the verb's state come about?
+        if verb.type == "OFF" and "锁" in self._tok(verb).text:
+            return Tail("query", attribute="locked", question="yes_no", expected=True)
+        return Tail("query", attribute="on", question="yes_no", expected=verb.type == "ON")
 
     def t_media(self, m: LarkToken) -> Tail:
         return Tail(self._payload(m))
@@ -290,8 +509,10 @@ class Builder:
     def v_number(self, n: _Number) -> Value:
         return Value("absolute", _UNIT_ATTRIBUTE.get(n.unit), n.value, None, n.unit)
 
-    def v_half(self, t: LarkToken) -> Value:
-        return Value("absolute", None, float(self._payload(t)), None, "%")
+    def v_half(self, t: LarkToken, adj: LarkToken | None = None) -> Value:
+        # 一半亮: the adjective says what is at half.
+        attribute = self._payload(adj)[0] if adj is not None else None
+        return Value("absolute", attribute, float(self._payload(t)), None, "%")
 
     def v_extreme(self, t: LarkToken) -> Value:
         attribute, direction = self._payload(t)
@@ -308,6 +529,14 @@ class Builder:
         if level is None:
             raise Unsupported(f"{self._tok(t).text} is not a level")
         return Value("absolute", "fan_speed", None, level)
+
+    def v_color(self, t: LarkToken) -> Value:
+        return Value("absolute", "color_temp", None, self._payload(t))
+
+    def v_preferred(self, _t: LarkToken, attr: LarkToken | None = None) -> Value:
+        # 调到我喜欢的温度: the speaking user's stored value for the attribute.
+        attribute = _set_attribute(self._payload(attr)) if attr is not None else None
+        return Value("preferred", attribute)
 
     def amount(self, *children: Any) -> _Number:
         return children[-1]  # type: ignore[no-any-return]
@@ -326,12 +555,12 @@ class Builder:
 
     # --- targets and conditions -------------------------------------------
 
-    def target(self, *items: Any) -> list[Target]:
+    def target(self, *items: Any) -> _Targets:
         return self._targets(items)
 
     def exclusion(self, _except: LarkToken, *items: Any) -> list[Target]:
         items = tuple(i for i in items if not (isinstance(i, LarkToken) and i.type == "EXCEPT_END"))
-        return self._targets(items)
+        return self._split(items)
 
     def condition(self, *children: Any) -> Condition:
         subject: Target | None = None
@@ -340,6 +569,8 @@ class Builder:
         number: _Number | None = None
         for c in children:
             if isinstance(c, list):
+                if c and isinstance(c, _Targets) and c.exclusion_only:
+                    raise Unsupported("a condition reads a place or a device", "unsupported")
                 subject = c[0]
             elif isinstance(c, _Number):
                 number = c
@@ -361,8 +592,77 @@ class Builder:
             attr = "target_temperature"  # 空调温度 is the set point
         return Condition(attr, op, number.value, subject, number.unit)
 
-    def _targets(self, items: Sequence[Any]) -> list[Target]:
-        """Read a flat run of target words into one target per AND-separated part."""
+    def _targets(self, said: Sequence[Any]) -> _Targets:
+        """Read a run of target words: exclusions anywhere in it apply to every noun of
+        it (打开除书房外的灯和空调, 所有灯和空调书房除外)."""
+        items = list(said)
+        start = next((self._at(i) for i in items if isinstance(i, LarkToken)), 0)
+        excludes: list[Target] = []
+        after = False
+        k = 0
+        while k < len(items):
+            item = items[k]
+            if isinstance(item, list):  # 除了…以外, already read by exclusion()
+                excludes.extend(item)
+                del items[k]
+                continue
+            if isinstance(item, LarkToken) and item.type in ("EXCEPT_POST", "EXCEPT_END"):
+                begin = self._excluded_span(items, k)
+                if begin == k:
+                    raise Unsupported(
+                        f"nothing before “{self._tok(item).said}” to take away",
+                        "unattached",
+                        self._at(item),
+                    )
+                excludes.extend(self._split(items[begin:k]))
+                after = after or item.type == "EXCEPT_POST" or begin == 0
+                del items[begin : k + 1]
+                k = begin
+                continue
+            k += 1
+        said_words = [i for i in items if self._tok(i).kind != "DE"]
+        if not said_words:
+            if not excludes:
+                raise Unsupported("a target with no words", "unsupported", start)
+            return _Targets(
+                [Target(quantifier="all", exclude=tuple(excludes))],
+                start,
+                exclusion_only=True,
+                after=after,
+            )
+        targets = self._split(items)
+        if excludes:
+            targets = [_excluding(t, tuple(excludes)) for t in targets]
+            # 除了卧室的灯都关掉: the excluded noun says what the rest is.
+            noun = next((e for e in excludes if e.type_word), None)
+            if noun is not None:
+                targets = [
+                    replace(t, device_type=noun.device_type, type_word=noun.type_word)
+                    if not _has_what(t)
+                    else t
+                    for t in targets
+                ]
+        return _Targets(targets, start)
+
+    def _excluded_span(self, items: Sequence[Any], k: int) -> int:
+        """Where the words taken away by the 除外/留着 at `k` begin: the places just said
+        (所有的灯卧室除外), else the names and type words just said (烧水壶和电饭煲除外)."""
+        kinds = [self._tok(i).kind if isinstance(i, LarkToken) else "" for i in items[:k]]
+        said = [kind for kind in kinds if kind != "DE"]
+        if not said:
+            return k
+        allowed = _SPAN_PLACES if said[-1] in _SPAN_PLACES else _SPAN_NAMES
+        begin = k
+        while begin > 0 and kinds[begin - 1] in allowed | {"DE", "AND"}:
+            if kinds[begin - 1] == "TYPE" and begin < k and kinds[begin] in _SPAN_NAMES:
+                break  # 所有灯客厅灯除外: the 灯 before the name is the set, not excluded
+            begin -= 1
+        while begin < k and kinds[begin] in ("DE", "AND"):
+            begin += 1
+        return begin
+
+    def _split(self, items: Sequence[Any]) -> list[Target]:
+        """One target per AND-separated part of a run of target words."""
         parts: list[list[Any]] = [[]]
         for item in items:
             if isinstance(item, LarkToken) and item.type == "AND":
@@ -385,7 +685,7 @@ class Builder:
             targets.append(target)
         if pending_places or not targets:
             targets.append(_apply_shared(Target(places=tuple(pending_places)), shared))
-        # 所有 said once before 客厅和卧室的灯 applies to every part.
+        # 所有 said once before 客厅和卧室的灯 (or 都 after 灯和空调) applies to every part.
         quantifier: Quantifier = next(
             (t.quantifier for t in targets if t.quantifier != "one"), "one"
         )
@@ -402,12 +702,8 @@ class Builder:
         type_token: Token | None = None
         quantifier: Quantifier = "one"
         count: int | None = None
-        excludes: list[Target] = []
         reference = None
         for item in part:
-            if isinstance(item, list):
-                excludes.extend(item)
-                continue
             tok = self._tok(item)
             kind = tok.kind
             if kind in _PLACE_KINDS:
@@ -427,35 +723,20 @@ class Builder:
                 count = int(tok.value)
             elif kind == "IT":
                 reference = tok.value
-            elif kind in ("EXCEPT_POST", "EXCEPT_END"):
-                # 卧室除外: the places just said are taken away, else the name.
-                if places:
-                    excludes.append(Target(places=tuple(places)))
-                    places = []
-                elif names or type_token:
-                    excludes.append(_named(names, type_token, places=()))
-                    names, type_token = [], None
-        device_type = type_token.value if type_token else None
-        type_word = type_token.text if type_token else None
-        if excludes:
-            if quantifier == "one":
-                quantifier = "all"
-            places = [p for p in places if p.kind != "other_rooms"]
-            if not (names or type_word):
-                # 除了卧室的灯都关掉: the excluded noun says what the rest is.
-                noun = next((e for e in excludes if e.type_word), None)
-                if noun is not None:
-                    device_type, type_word = noun.device_type, noun.type_word
         return Target(
             tuple(places),
             _mention(names),
-            device_type,
-            type_word,
+            type_token.value if type_token else None,
+            type_token.text if type_token else None,
             quantifier,
             count,
-            tuple(excludes),
+            (),
             reference,
         )
+
+
+_SPAN_PLACES = frozenset({"ROOM", "FLOOR", "GROUP"})
+_SPAN_NAMES = frozenset({"ROOM", "FLOOR", "GROUP", "NAME", "TYPE", "SCENE"})
 
 
 def _mention(names: list[Token]) -> Mention | None:
@@ -465,41 +746,75 @@ def _mention(names: list[Token]) -> Mention | None:
     return Mention("".join(n.text for n in names), "".join(n.said for n in names), worst)
 
 
-def _named(names: list[Token], type_token: Token | None, places: tuple[Place, ...]) -> Target:
-    return Target(
-        places=places,
-        name=_mention(names),
-        device_type=type_token.value if type_token else None,
-        type_word=type_token.text if type_token else None,
-    )
-
-
 def _tails(tail: Tail | list[Tail]) -> list[Tail]:
     return tail if isinstance(tail, list) else [tail]
 
 
-def _scope_exclusions(clauses: list[Clause]) -> list[Clause]:
-    """An exclusion said as its own phrase (除了卧室，… / …，卫生间除外) scopes the clause
-    after it, or, when nothing follows, the clause before it."""
-    out: list[Clause] = []
-    pending: tuple[Target, ...] = ()
-    for clause in clauses:
-        target = clause.target
-        if clause.action == "select" and target is not None and _only_exclusion(target):
-            pending += target.exclude
+def _actions(group: Group | _Qualifier, what: str) -> Group:
+    """The clauses a modifier (别, a time, 在<room>) applies to: actions, not an exclusion
+    or an answer."""
+    if isinstance(group, _Qualifier) or any(
+        c.action in ("select", "confirm", "cancel", "repeat") for c in group
+    ):
+        position = group.position if isinstance(group, _Qualifier) else 0
+        raise Unsupported(f"{what} needs an action to apply to", "unattached", position)
+    return group
+
+
+def _attach_qualifiers(groups: Sequence[Group | _Qualifier]) -> list[Group]:
+    """Attach every exclusion said as its own phrase to the phrase it limits: 除了书房，…
+    to the next one, …，书房除外 / …，起夜灯留着 to the one before (each to every clause
+    of it: 打开所有灯和空调，书房除外). A negated phrase right after a set with the same verb
+    is an exclusion too (关掉所有空调，儿童房和主卧不用关). Nothing to attach to → Unsupported."""
+    out: list[Group] = []
+    waiting: tuple[Target, ...] = ()
+    waiting_at = 0
+    for group in groups:
+        if isinstance(group, _Qualifier):
+            if group.after and out:
+                out[-1] = _exclude_group(out[-1], group.exclude, group.position)
+            else:
+                waiting, waiting_at = (*waiting, *group.exclude), group.position
             continue
-        if pending and target is not None:
-            clause = replace(clause, target=_excluding(target, pending))
-            pending = ()
-        out.append(clause)
-    if pending:
-        previous = next((i for i in range(len(out) - 1, -1, -1) if out[i].target), None)
-        if previous is None:
-            raise Unsupported("an exclusion with nothing to exclude from")
-        clause = out[previous]
-        assert clause.target is not None
-        out[previous] = replace(clause, target=_excluding(clause.target, pending))
+        if out and _limits_previous(out[-1], group):
+            excluded = tuple(c.target for c in group if c.target is not None)
+            out[-1] = _exclude_group(out[-1], excluded, 0)
+            continue
+        if waiting:
+            group = _exclude_group(group, waiting, waiting_at)
+            waiting = ()
+        out.append(group)
+    if waiting:
+        if not out:
+            raise Unsupported("an exclusion with nothing to exclude from", "unattached", waiting_at)
+        out[-1] = _exclude_group(out[-1], waiting, waiting_at)
     return out
+
+
+def _exclude_group(group: Group, excluded: tuple[Target, ...], position: int) -> Group:
+    if not any(c.target is not None and c.action != "select" for c in group):
+        raise Unsupported("an exclusion with nothing to exclude from", "unattached", position)
+    return [
+        replace(c, target=_excluding(c.target, excluded))
+        if c.target is not None and c.action != "select"
+        else c
+        for c in group
+    ]
+
+
+def _limits_previous(previous: Group, group: Group) -> bool:
+    """关掉所有空调，儿童房和主卧不用关: a negated phrase naming targets, with the verb of
+    a set just acted on, takes those targets out of the set."""
+    if not group or not all(
+        c.negated and c.target is not None and c.when is None and c.condition is None for c in group
+    ):
+        return False
+    sets = {c.action for c in previous if c.target is not None and _is_set(c.target)}
+    return bool(sets) and all(c.action in sets for c in group)
+
+
+def _is_set(target: Target) -> bool:
+    return target.is_set or (bool(target.places) and not target.name and bool(target.type_word))
 
 
 _NEEDS_TARGET = frozenset(
@@ -522,19 +837,18 @@ _NEEDS_TARGET = frozenset(
 
 def _named_ahead(clauses: list[Clause]) -> list[Clause]:
     """A target said on its own before a clause that has none is that clause's target
-    (卧室空调，开一下); a bare 那个/这个 before a full clause is hesitation, not a target."""
+    (卧室空调，开一下); a bare 那个/这个 before a full clause is hesitation, not a target.
+    A target alone before a clause that has its own stays: it fits nowhere."""
     out: list[Clause] = []
-    carried: Target | None = None
-    for clause in clauses:
-        if carried is not None and clause.target is None and clause.action in _NEEDS_TARGET:
-            clause = replace(clause, target=carried)
-        carried = None
-        if clause.action == "select" and clause.target is not None and clause is not clauses[-1]:
+    for index, clause in enumerate(clauses):
+        following = clauses[index + 1] if index + 1 < len(clauses) else None
+        if clause.action == "select" and clause.target is not None and following is not None:
             target = clause.target
             if target.reference and not (target.places or target.name or target.type_word):
                 continue
-            carried = target
-            continue
+            if following.target is None and following.action in _NEEDS_TARGET:
+                clauses[index + 1] = replace(following, target=target)
+                continue
         out.append(clause)
     return out
 
@@ -548,15 +862,15 @@ def _excluding(target: Target, excluded: tuple[Target, ...]) -> Target:
     )
 
 
-def _only_exclusion(target: Target) -> bool:
-    # Its type word, if any, was taken from what it excludes (除了一楼的灯).
-    return bool(target.exclude) and not (
-        target.places or target.name or target.reference or target.count
-    )
-
-
 def _has_what(target: Target) -> bool:
     return bool(target.name or target.type_word or target.reference or target.count)
+
+
+def _only_quantity(target: Target) -> bool:
+    """两个都关 / 都要: a count or 都 and nothing else, the answer to 要关哪个."""
+    return (target.quantifier == "all" or target.count is not None) and not (
+        target.places or target.name or target.type_word or target.reference or target.exclude
+    )
 
 
 def _merge_shared(shared: dict[str, Any], target: Target) -> dict[str, Any]:
@@ -578,10 +892,23 @@ def _with_attribute(tail: Tail, attr: str | None) -> Tail:
     attribute = _set_attribute(attr)
     if attribute == "fan_speed" and value.attribute == "mode" and value.word == "auto":
         return replace(tail, value=replace(value, attribute="fan_speed"))  # 风速自动
-    if value.attribute in (None, "target_temperature", "color_temp") or value.kind == "extreme":
+    if value.attribute in (None, "target_temperature", "color_temp") or value.kind in (
+        "extreme",
+        "preferred",
+    ):
         value = replace(value, attribute=attribute)
     return replace(tail, value=value)
 
 
 def _clause(tail: Tail, target: Target | None) -> Clause:
-    return Clause(tail.action, target, tail.value, tail.attribute)
+    question = tail.question
+    if question == "yes_no" and target is not None and target.is_set:
+        question = "all"  # 门窗都关好了吗 / 所有门都锁了吗: every one of the set
+    return Clause(
+        tail.action,
+        target,
+        tail.value,
+        tail.attribute,
+        question=question,
+        expected=tail.expected,
+    )

@@ -4,7 +4,9 @@ Chinese has no spaces, so the utterance is segmented by dynamic programming
 over every lexicon match, minimising (unknown characters, pinyin-matched
 characters, tokens). Greedy longest match would split 关小白 as 关小|白; the
 minimum-unknown split finds 关|小白. Pinyin matches are tried only when the
-exact segmentation leaves unknown characters, so the common case stays fast.
+exact segmentation leaves unknown characters, so the common case stays fast,
+and a pinyin reading may never cut through a word said exactly (关掉卫生间 is
+关掉 + 卫生间 even when 掉卫 sounds like 调为): a fixed word said exactly beats a guess.
 """
 
 from __future__ import annotations
@@ -13,14 +15,23 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from jiayu.compiler.numbers import NUMBER_START, scan_number
+from jiayu.compiler.numbers import NUMBER_START, TIME_START, scan_number, scan_time
 from jiayu.compiler.pinyin import name_keys, said_key
-from jiayu.grammar.vocab import CLASSIFIERS, FILLERS, TABLES, WAKE_WORDS
+from jiayu.grammar.vocab import (
+    CLASSIFIERS,
+    COMPOUNDS,
+    FILLERS,
+    ROOM_SYNONYMS,
+    TABLES,
+    WAKE_WORDS,
+)
 from jiayu.home import Home, plain_name
-from jiayu.ir import MatchKind, Token
+from jiayu.ir import MatchKind, Timing, Token
 
 FILLER = "FILLER"
 CLF = "CLF"
+COMPOUND = "COMPOUND"
+_SOFT_KINDS = frozenset({"NOT_HOME"})  # fixed words a home's own names may take over
 UNKNOWN = "NAME"  # unknown spans become names the resolver may still find fuzzily
 
 # Device words: the only place a one-syllable slip (等 for 灯) is believed.
@@ -41,25 +52,33 @@ class Entry:
     """exact for names and vocabulary, alias for a home alias."""
 
 
-def _fixed_entries() -> dict[str, Entry]:
+def _fixed_entries(*, soft: bool) -> dict[str, Entry]:
     entries: dict[str, Entry] = {}
-    for word in (*FILLERS, *WAKE_WORDS):
-        entries[word] = Entry(FILLER, None, word, "exact")
-    for word in CLASSIFIERS:
-        entries[word] = Entry(CLF, None, word, "exact")
+    if not soft:
+        for word in (*FILLERS, *WAKE_WORDS):
+            entries[word] = Entry(FILLER, None, word, "exact")
+        for word in CLASSIFIERS:
+            entries[word] = Entry(CLF, None, word, "exact")
+        for word, parts in COMPOUNDS.items():
+            entries[word] = Entry(COMPOUND, parts, word, "exact")
     for kind, table in TABLES.items():
-        for word, value in table.items():
-            entries[word] = Entry(kind, value, word, "exact")
+        if (kind in _SOFT_KINDS) == soft:
+            for word, value in table.items():
+                entries[word] = Entry(kind, value, word, "exact")
     return entries
 
 
-_FIXED = _fixed_entries()
+_FIXED = _fixed_entries(soft=False)
+_SOFT = _fixed_entries(soft=True)
 
 
 def _home_entries(home: Home) -> Iterable[tuple[str, Entry]]:
     # Later entries win a shared surface. Device names come first, then places and scenes,
     # then the fixed vocabulary: a home cannot turn 确认 or 所有 into one of its names, and a
-    # bare name 灯 stays the type word 灯 (the resolver still tries it as a name).
+    # bare name 灯 stays the type word 灯 (the resolver still tries it as a name). Words of
+    # other domains (天气, 你好) come first of all: a scene may well be called 晚安.
+    yield from _SOFT.items()
+    yield from _room_variants(home)
     for device in home.devices:
         for word, match in ((device.name, "exact"), *((a, "alias") for a in device.aliases)):
             key = plain_name(word)
@@ -81,11 +100,36 @@ def _home_entries(home: Home) -> Iterable[tuple[str, Entry]]:
     yield from _FIXED.items()
 
 
+def _room_variants(home: Home) -> Iterable[tuple[str, Entry]]:
+    """Rooms said by another everyday word (睡房 for 卧室), as aliases; a variant the home
+    uses for anything else is left to the home (its own entries come later and win)."""
+    found: dict[str, set[str]] = {}
+    for room in home.rooms:
+        for word in (room.name, *room.aliases):
+            key = plain_name(word)
+            for usual, variant in ROOM_SYNONYMS:
+                if usual in key:
+                    found.setdefault(key.replace(usual, variant), set()).add(room.id)
+    for said, rooms in found.items():
+        if len(rooms) == 1:  # a variant two rooms could mean names neither
+            yield said, Entry("ROOM", rooms.pop(), said, "alias")
+
+
 class Lexicon:
     """Fixed vocabulary plus one home's names; immutable once built, shared by threads."""
 
     def __init__(self, home: Home) -> None:
         self.entries: dict[str, Entry] = dict(_home_entries(home))
+        said: list[str] = []
+        for device in home.devices:
+            said += (device.name, *device.aliases)
+        for group in home.groups:
+            said += (group.name, *group.aliases)
+        for scene in home.scenes:
+            said += (scene.name, *scene.aliases)
+        self.name_chars = frozenset(ch for word in said for ch in plain_name(word))
+        """Every character of the home's names: an unknown word sharing none of them is no
+        slip of a name (compiler/parse.py)."""
         self._prefixes = frozenset(w[:i] for w in self.entries for i in range(1, len(w) + 1))
         self._max_len = max(map(len, self.entries))
         self._pinyin: dict[str, tuple[Entry, ...]] | None = None
@@ -117,6 +161,7 @@ class Lexicon:
         best[0] = (0, 0, 0)
         entries, prefixes, max_len = self.entries, self._prefixes, self._max_len
         pinyin_index = self.pinyin_index() if use_pinyin else None
+        inside = self._exact_interiors(text) if use_pinyin else frozenset()
         for i in range(n):
             cost = best[i]
             if cost is None:
@@ -133,9 +178,18 @@ class Lexicon:
             if text[i] in NUMBER_START:
                 number = scan_number(text, i)
                 if number is not None:
-                    _relax(best, back, number[0], step, (i, number[1], "exact"))
-            if pinyin_index is not None:
+                    end, value = number
+                    if text.startswith("成", end) and 0 < value <= 10:
+                        end, value = end + 1, _Tenths(value * 10)  # 三成 is 30%
+                    _relax(best, back, end, step, (i, value, "exact"))
+            if text[i] in TIME_START:
+                timing = scan_time(text, i)
+                if timing is not None:
+                    _relax(best, back, timing[0], step, (i, timing[1], "exact"))
+            if pinyin_index is not None and i not in inside:
                 for end in range(i + 1, min(i + 8, n) + 1):
+                    if end in inside:
+                        continue
                     matches = pinyin_index.get(said_key(text[i:end]))
                     if not matches:
                         continue
@@ -157,6 +211,25 @@ class Lexicon:
             end = start
         path.reverse()
         return path
+
+    def _exact_interiors(self, text: str) -> frozenset[int]:
+        """Offsets strictly inside a word of two or more characters said exactly: a pinyin
+        reading may not start or end there (it would cut 关掉 to read 掉卫 as 调为)."""
+        inside: set[int] = set()
+        entries, prefixes, max_len = self.entries, self._prefixes, self._max_len
+        for i in range(len(text)):
+            for end in range(i + 2, min(i + max_len, len(text)) + 1):
+                word = text[i:end]
+                if word not in prefixes:
+                    break
+                entry = entries.get(word)
+                if entry is not None and entry.kind != FILLER:
+                    inside.update(range(i + 1, end))
+        return frozenset(inside)
+
+
+class _Tenths(float):
+    """A number said in tenths (三成): 30, in percent."""
 
 
 def _relax(
@@ -187,11 +260,21 @@ def _tokens(text: str, path: list[tuple[int, int, Any, MatchKind]]) -> list[Toke
                 tokens[-1] = Token(UNKNOWN, merged, merged, last.start, "unknown", merged)
             else:
                 tokens.append(Token(UNKNOWN, said, said, start, "unknown", said))
+        elif isinstance(what, Entry) and what.kind == COMPOUND:
+            at = start
+            for kind, canonical, value, length in what.value:
+                tokens.append(Token(kind, canonical, text[at : at + length], at, match, value))
+                at += length
         elif isinstance(what, Entry):
             tokens.append(Token(what.kind, what.canonical, said, start, match, what.value))
+        elif isinstance(what, Timing):
+            tokens.append(Token("TIME", said, said, start, "exact", what))
+        elif isinstance(what, _Tenths):
+            tokens.append(Token("NUM", said[:-1], said[:-1], start, "exact", float(what)))
+            tokens.append(Token("PCT", "成", "成", end - 1, "exact", "%"))
         else:
             tokens.append(Token("NUM", said, said, start, "exact", what))
-    return _adverbs(_counts(tokens))
+    return _roles(_adverbs(_counts(tokens)))
 
 
 # Tokens that make a clause's verb; 再 before the verb is an adverb, after it a new clause.
@@ -227,6 +310,11 @@ _CLAUSE_END = _VERBS | {
     "HALF",
     "MODE",
     "SPEED",
+    "COLOR",
+    "NOTCH",
+    "STATE",
+    "ASKED",
+    "EXCEPT_POST",
 }
 
 
@@ -287,3 +375,42 @@ def _counts(tokens: list[Token]) -> list[Token]:
         else:
             out.append(token)
     return out
+
+
+_PLACES = frozenset({"ROOM", "FLOOR", "GROUP", "HOME", "THIS_ROOM"})
+
+
+def _roles(tokens: list[Token]) -> list[Token]:
+    """Words whose kind depends on their neighbours:
+    - 别/不要/不用 with nothing after them to negate (不用，谢谢) is a cancel;
+    - 开 right after a number of a thousand or more (2700开) is the kelvin unit;
+    - 在 at the start of a clause, before a place (在客厅切到下一首), says where."""
+    words = [i for i, t in enumerate(tokens) if t.kind != FILLER]
+    out = list(tokens)
+    for n, i in enumerate(words):
+        token = tokens[i]
+        after = tokens[words[n + 1]] if n + 1 < len(words) else None
+        before = tokens[words[n - 1]] if n > 0 else None
+        if token.kind == "NEG" and (after is None or after.kind in ("SEP", "CANCEL")):
+            out[i] = _as(token, "CANCEL", "cancel")
+        elif (
+            token.kind == "ON"
+            and token.text == "开"
+            and before is not None
+            and before.kind == "NUM"
+            and before.value >= 1000
+        ):
+            out[i] = _as(token, "KELVIN", "K")
+        elif (
+            token.kind == "TO"
+            and token.text == "在"
+            and (before is None or before.kind == "SEP")
+            and after is not None
+            and after.kind in _PLACES
+        ):
+            out[i] = _as(token, "AT", "at")
+    return out
+
+
+def _as(token: Token, kind: str, value: Any) -> Token:
+    return Token(kind, token.text, token.said, token.start, token.match, value)

@@ -1,12 +1,16 @@
-"""Numbers said in Arabic digits or Chinese numerals (二十六, 两, 四千五, 26.5, 二十六点五)."""
+"""Numbers said in Arabic digits or Chinese numerals (二十六, 两, 四千五, 一百零一, 26.5,
+二十六点五, 零下五度), and the times of delayed commands (半小时后, 晚上十点, 明天早上七点半)."""
 
 from __future__ import annotations
 
 from jiayu.grammar.vocab import DIGITS, UNITS
+from jiayu.ir import Timing
 
 _NUMERAL_CHARS = frozenset(DIGITS) | frozenset(UNITS)
 _ASCII_DIGITS = frozenset("0123456789")
-NUMBER_START = _NUMERAL_CHARS | _ASCII_DIGITS
+_NEGATIVE = ("零下", "负", "-")
+_ZERO = frozenset("零〇")
+NUMBER_START = _NUMERAL_CHARS | _ASCII_DIGITS | frozenset("负-")
 """Characters a number can start with: a cheap test before scanning."""
 
 
@@ -16,10 +20,16 @@ MAX_DIGITS = 9
 
 def scan_number(text: str, start: int) -> tuple[int, float] | None:
     """The longest number starting at `start`: (end, value), or None."""
-    found = _scan(text, start)
-    if found is None or found[0] - start > MAX_DIGITS * 2 or not found[1] < 10**MAX_DIGITS:
+    sign = 1.0
+    begin = start
+    for prefix in _NEGATIVE:
+        if text.startswith(prefix, start):
+            sign, begin = -1.0, start + len(prefix)
+            break
+    found = _scan(text, begin)
+    if found is None or found[0] - begin > MAX_DIGITS * 2 or not found[1] < 10**MAX_DIGITS:
         return None
-    return found
+    return found[0], sign * found[1]
 
 
 def _scan(text: str, start: int) -> tuple[int, float] | None:
@@ -51,7 +61,8 @@ def _scan(text: str, start: int) -> tuple[int, float] | None:
 
 
 def chinese_integer(numeral: str) -> int | None:
-    """二十六 → 26, 四千五 → 4500, 一二 → 12 (digit by digit); None if malformed."""
+    """二十六 → 26, 四千五 → 4500, 一百零一 → 101, 一二 → 12 (digit by digit); None if
+    malformed."""
     if all(c in DIGITS for c in numeral):
         if len(numeral) == 1:
             return DIGITS[numeral]
@@ -60,7 +71,11 @@ def chinese_integer(numeral: str) -> int | None:
     section = 0
     digit: int | None = None
     last_unit = 10**9
+    zero = False  # 零 said after a unit: the next digit is in its own place (一百零一)
     for c in numeral:
+        if c in _ZERO and digit is None and last_unit < 10**9:
+            zero = True
+            continue
         if c in DIGITS:
             if digit is not None:
                 return None
@@ -70,13 +85,167 @@ def chinese_integer(numeral: str) -> int | None:
         if unit == 10000:
             section = (section + (digit or 0)) * unit
             total += section
-            section, digit, last_unit = 0, None, 10**9
+            section, digit, last_unit, zero = 0, None, 10**9, False
             continue
         if unit >= last_unit:
             return None
         section += (1 if digit is None else digit) * unit
         digit, last_unit = None, unit
     if digit is not None:
-        # 四千五 means 4500: a trailing digit is one step below the last unit.
-        section += digit * (last_unit // 10 if last_unit < 10**9 and last_unit >= 100 else 1)
+        # 四千五 means 4500: a trailing digit is one step below the last unit, unless a 零
+        # put it in the ones (四千零五).
+        step = last_unit // 10 if 100 <= last_unit < 10**9 and not zero else 1
+        section += digit * step
     return total + section
+
+
+# --- times ------------------------------------------------------------------
+
+_DELAY_UNITS = (("小时", 3600), ("钟头", 3600), ("分钟", 60), ("分", 60), ("秒钟", 1), ("秒", 1))
+_AFTER = ("以后", "之后", "后")
+_DAYS = (("今天", 0), ("今晚", 0), ("明天", 1), ("明早", 1), ("明晚", 1), ("后天", 2))
+_PARTS = (
+    ("早上", 0),
+    ("早晨", 0),
+    ("上午", 0),
+    ("清晨", 0),
+    ("凌晨", 0),
+    ("中午", 12),
+    ("下午", 12),
+    ("傍晚", 12),
+    ("晚上", 13),
+    ("夜里", 13),
+    ("晚", 13),
+)
+_EVENING = 13  # a shift of 12 hours that also makes 十二点 midnight
+_CLAUSE_BREAK = frozenset(",，。;；!！?？")
+TIME_START = NUMBER_START | frozenset("半过再今明后早上清凌中下傍晚夜")
+"""Characters a time can start with: a cheap test before scanning."""
+
+
+def scan_time(text: str, start: int) -> tuple[int, Timing] | None:
+    """A delay (半小时后, 过十分钟, 一个半小时以后) or a clock time (晚上十点, 明天早上七点半,
+    21:30) starting at `start`: (end, Timing), or None."""
+    return _scan_delay(text, start) or _scan_clock(text, start)
+
+
+def _prefix(text: str, at: int, words: tuple[tuple[str, int], ...]) -> tuple[int, int | None]:
+    for word, value in words:
+        if text.startswith(word, at):
+            return at + len(word), value
+    return at, None
+
+
+def _scan_delay(text: str, start: int) -> tuple[int, Timing] | None:
+    at = start
+    lead = False
+    for word in ("再过", "过"):
+        if text.startswith(word, at):
+            at, lead = at + len(word), True
+            break
+    seconds = 0.0
+    parts = 0
+    while True:
+        amount, at_amount = _amount(text, at)
+        if amount is None:
+            break
+        end, unit = _unit(text, at_amount)
+        if unit is None:
+            break
+        if text.startswith("半", end):  # 一个小时半
+            amount, end = amount + 0.5, end + 1
+        seconds += amount * unit
+        at, parts = end, parts + 1
+    if parts == 0 or seconds <= 0:
+        return None
+    for word in _AFTER:
+        if text.startswith(word, at):
+            return at + len(word), Timing(delay_s=seconds)
+    return (at, Timing(delay_s=seconds)) if lead else None
+
+
+def _amount(text: str, at: int) -> tuple[float | None, int]:
+    """半 / 一个半 / 两个 / 十 before a time unit."""
+    if text.startswith("半", at):
+        at += 1
+        return 0.5, at + 1 if text.startswith("个", at) else at
+    if at >= len(text) or text[at] not in NUMBER_START or text[at] in "负-":
+        return None, at
+    found = _scan(text, at)
+    if found is None:
+        return None, at
+    at, amount = found
+    if text.startswith("个", at):
+        at += 1
+    if text.startswith("半", at):
+        amount, at = amount + 0.5, at + 1
+    return amount, at
+
+
+def _unit(text: str, at: int) -> tuple[int, int | None]:
+    for word, seconds in _DELAY_UNITS:
+        if text.startswith(word, at):
+            return at + len(word), seconds
+    return at, None
+
+
+def _scan_clock(text: str, start: int) -> tuple[int, Timing] | None:
+    at, day = _prefix(text, start, _DAYS)
+    if day is not None and text[start:at] in ("今晚", "明晚"):
+        shift: int | None = _EVENING
+    else:
+        at, shift = _prefix(text, at, _PARTS)
+    if at < len(text) and text[at] in _ASCII_DIGITS and ":" in text[at : at + 3]:
+        return _colon_clock(text, start, at, day, shift)
+    if at >= len(text) or text[at] not in _NUMERAL_CHARS | _ASCII_DIGITS:
+        return None
+    found = _scan(text, at)
+    if found is None or not text.startswith("点", found[0]):
+        return None
+    at, hour_said = found[0] + 1, found[1]
+    if not hour_said.is_integer() or not 0 <= hour_said <= 24:
+        return None
+    minute, at = _minutes(text, at)
+    if minute is None:
+        return None
+    said_alone = day is None and shift is None
+    if said_alone and not (start == 0 or text[start - 1] in _CLAUSE_BREAK):
+        return None  # 调亮两点 is an amount, not two o'clock
+    return at, _clock(int(hour_said), minute, day, shift)
+
+
+def _colon_clock(
+    text: str, start: int, at: int, day: int | None, shift: int | None
+) -> tuple[int, Timing] | None:
+    colon = text.index(":", at)
+    end = colon + 1
+    while end < len(text) and end - colon <= 2 and text[end] in _ASCII_DIGITS:
+        end += 1
+    if end - colon != 3 or not text[at:colon].isdigit():
+        return None
+    hour, minute = int(text[at:colon]), int(text[colon + 1 : end])
+    if hour > 24 or minute > 59:
+        return None
+    return end, _clock(hour, minute, day, shift)
+
+
+def _minutes(text: str, at: int) -> tuple[int | None, int]:
+    for word, minute in (("半", 30), ("一刻", 15), ("三刻", 45), ("整", 0), ("钟", 0)):
+        if text.startswith(word, at):
+            return minute, at + len(word)
+    if at < len(text) and text[at] in _NUMERAL_CHARS | _ASCII_DIGITS:
+        found = _scan(text, at)
+        if found is not None and found[1].is_integer() and 0 <= found[1] < 60:
+            end = found[0] + 1 if text.startswith("分", found[0]) else found[0]
+            return int(found[1]), end
+        return None, at
+    return 0, at
+
+
+def _clock(hour: int, minute: int, day: int | None, shift: int | None) -> Timing:
+    # Afternoon and evening words move 1–11 into the afternoon; 晚上十二点 is midnight.
+    if shift and hour < 12:
+        hour += 12
+    elif shift == _EVENING and hour == 12:
+        hour = 0
+    return Timing(hour=hour % 24, minute=minute, day=day)

@@ -77,6 +77,9 @@ def compile_text(text: str, lexicon: Lexicon) -> Compiled:
     words = [t for t in tokens if t.kind != FILLER]
     if not words:
         return NoParse(norm, 0, "no_words", "only fillers or politeness", tuple(tokens))
+    outside = _outside(norm, words, tokens, lexicon.name_chars)
+    if outside is not None:
+        return outside
     stream = [LarkToken(t.kind, t.text, start_pos=i) for i, t in enumerate(words)]
     try:
         tree = parser().parse(stream)
@@ -84,7 +87,7 @@ def compile_text(text: str, lexicon: Lexicon) -> Compiled:
     except UnexpectedInput as err:
         return _no_parse(norm, words, tokens, err)
     except Unsupported as err:
-        return NoParse(norm, words[0].start, "unsupported", str(err), tuple(tokens))
+        return NoParse(norm, err.position, err.reason, str(err), tuple(tokens))
     if len(body.clauses) > MAX_CLAUSES:
         return NoParse(
             norm,
@@ -94,6 +97,126 @@ def compile_text(text: str, lexicon: Lexicon) -> Compiled:
             tuple(tokens),
         )
     return Parse(norm, body.clauses, confidence(words), tuple(tokens))
+
+
+# Words that make an utterance about the home: without one, unknown words are another
+# domain's (天气怎么样, 今天星期几), and the reply says so instead of "没有找到天气".
+_HOME_KINDS = frozenset(
+    {
+        "ON",
+        "OFF",
+        "SET",
+        "SETV",
+        "REL",
+        "EXTREME",
+        "MEDIA",
+        "ROOM",
+        "FLOOR",
+        "GROUP",
+        "SCENE",
+        "TYPE",
+        "HOME",
+        "THIS_ROOM",
+        "ATTR",
+        "QSTATE",
+        "TIMER",
+        "REMEMBER",
+        "PREF",
+        "HABIT",
+        "STATE",
+        "COLOR",
+        "MODE",
+        "SPEED",
+    }
+)
+# Where an unknown word is in target position, so it may be a device name the resolver
+# can still find (fuzzily) or refuse by name: after a verb, a place, 把 or 和, or before
+# a type word (起夜灯), 的, or a verb or value that would act on it (小白打开).
+_BEFORE_NAME = frozenset(
+    {
+        "ON",
+        "OFF",
+        "SETV",
+        "REL",
+        "MEDIA",
+        "QVERB",
+        "BA",
+        "ROOM",
+        "FLOOR",
+        "GROUP",
+        "HOME",
+        "THIS_ROOM",
+        "DE",
+        "AND",
+        "ALL",
+        "DOU",
+        "COUNT",
+        "EXCEPT",
+        "NEG",
+        "AT",
+        "OTHER",
+    }
+)
+_AFTER_NAME = frozenset(
+    {
+        "TYPE",
+        "DE",
+        "AND",
+        "ON",
+        "OFF",
+        "SET",
+        "REL",
+        "ADJ",
+        "MEDIA",
+        "ATTR",
+        "QSTATE",
+        "EXCEPT_POST",
+        "EXCEPT_END",
+        "DOU",
+        "EXTREME",
+        "NEG",
+        "HALF",
+        "COLOR",
+        "MODE",
+        "SPEED",
+    }
+)
+
+
+def _outside(
+    norm: str, words: Sequence[Token], tokens: Sequence[Token], name_chars: frozenset[str]
+) -> NoParse | None:
+    """A NoParse for words that are not a home command, before parsing: a word of another
+    domain (天气, 几点了), or an unknown word that does not stand where a device name
+    would. With nothing about the home at all the reason is not_home."""
+    strays = [
+        t
+        for i, t in enumerate(words)
+        if t.kind == "NOT_HOME"
+        or (t.match == "unknown" and not _looks_like_name(words, i, name_chars))
+    ]
+    if not strays:
+        return None
+    known = any(t.kind in _HOME_KINDS or (t.kind == "NAME" and t.match != "unknown") for t in words)
+    shown = "、".join(t.said for t in strays[:3])
+    if not known:
+        return NoParse(
+            norm, strays[0].start, "not_home", f"not about the home: {shown}", tuple(tokens)
+        )
+    return NoParse(
+        norm, strays[0].start, "unexpected_word", f"words that fit nowhere: {shown}", tuple(tokens)
+    )
+
+
+def _looks_like_name(words: Sequence[Token], i: int, name_chars: frozenset[str]) -> bool:
+    """An unknown word may be a device name said loosely when it stands where a name
+    stands and shares a character with some name of the home (小白 for 大白); anything
+    else (蓝色 in 那个蓝色的东西, 讲个笑话 after a comma) is not understood."""
+    if not any(ch in name_chars for ch in words[i].said):
+        return False
+    before = words[i - 1].kind if i > 0 else None
+    after = words[i + 1].kind if i + 1 < len(words) else None
+    return before in _BEFORE_NAME or (after in _AFTER_NAME and before != "IT")
 
 
 def _no_parse(
