@@ -1,37 +1,37 @@
-"""Benchmark each stage of jiayu: medians and p99 against the performance targets.
+"""Benchmark jiayu like a product: medians and p99 against the targets of issue 13.
 
-    uv run python benchmarks/bench.py            # a table
-    uv run python benchmarks/bench.py --json     # one JSON object per stage, one per line
+    uv run --group bench python benchmarks/bench.py            # everything, under ~3 minutes
+    uv run --group bench python benchmarks/bench.py --quick    # CI-sized, well under a minute
+    uv run --group bench python benchmarks/bench.py --json     # one JSON object per line
+    uv run --group bench python benchmarks/bench.py --huge     # also the 100,000-device home
 
-Stages:
-  compile        compile_text (normalise + lex + parse + IR) over every corpus text and history
-                 text, on the corpus's own home (the demo home);
-  resolve        Resolver.resolve for every clause of every parsed corpus text (demo home), and
-                 for clauses of utterances built from a generated 10,000-device home's names;
-  turn           Engine.turn on a fresh engine and hub per corpus case (history run untimed first);
-  lexicon build  Lexicon(home) for a generated 1,000-device home;
-  name index     NameIndex(home) for a generated 10,000-device home.
+(Without `--group bench`, everything but the hassil side runs.)
 
-Timings use time.perf_counter_ns around one call, after a warm-up, interleaving the inputs
-round-robin for a time budget per stage; p99 is nearest-rank over all pooled samples. The
-garbage collector stays on, as in production, so p99 includes its pauses. Not a test: it
-only reports (exit status 0 either way, unless --strict).
+Sections:
+  demo home      compile, resolve and a whole turn over every corpus text (history included),
+                 and each stage of a turn as the engine times it (Result.timings);
+  home of N      generated homes of 100 / 1,000 / 10,000 (/ 100,000) devices: load (schema
+                 check included), engine build, compile, resolve, whole turns by kind (a single
+                 device, room lookups, 所有, exclusions), and a fresh process's peak memory;
+  cold start     fresh processes (interpreter start to exit, median of several): import, load
+                 the demo home, first turn; peak resident memory; for jiayu and for hassil;
+  vs hassil      hassil + home-assistant-intents (zh-CN) on the demo home as slot lists, on
+                 the sentences both understand: warm median/p99 of each and the ratios.
+
+Timings are perf_counter_ns around one call after a warm-up, inputs interleaved round-robin;
+p99 is nearest-rank. The GC stays on, as in production. Numbers from a shared or busy machine
+are noisy: compare ratios taken in one run. Not a test: exit status 0 unless --strict.
 """
 
 from __future__ import annotations
 
 import argparse
-import gc
 import json
-import math
-import random
 import statistics
 import sys
+import tempfile
 import time
-import unicodedata
-from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -39,380 +39,341 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path.insert(0, str(HERE))
 
+import coldstart  # noqa: E402
+import hassil_compare  # noqa: E402
+import scaling  # noqa: E402
 from homegen import generate_home  # noqa: E402
+from measure import Row, pad, sample, table  # noqa: E402
 
 from jiayu.cases import Case, load_cases  # noqa: E402
-from jiayu.compiler import Lexicon, compile_text  # noqa: E402
+from jiayu.compiler import compile_text  # noqa: E402
 from jiayu.engine import Engine  # noqa: E402
 from jiayu.executor.hubs import SimulatedHub  # noqa: E402
-from jiayu.home import Home, load_home, parse_home  # noqa: E402
+from jiayu.home import load_home  # noqa: E402
 from jiayu.ir import Clause, Parse  # noqa: E402
-from jiayu.resolver.names import NameIndex  # noqa: E402
+from jiayu.replay import STAGES  # noqa: E402
 from jiayu.resolver.session import Session  # noqa: E402
 
 DEMO_HOME = ROOT / "corpus" / "homes" / "demo.json"
 CORPUS = sorted((ROOT / "corpus").glob("*.jsonl"))
+COLD_TEXT = "打开客厅灯"
+AT_LEAST_25 = (">=", 25.0)  # issue 13: a warm turn ≥ 25× faster than hassil's match
+NO_WORSE = ("<=", 1.0)  # issue 13: cold start and peak memory no worse than hassil's
+
+Log = Callable[[str], None]
 
 
-# --- measuring ----------------------------------------------------------------------------
+# --- demo home, per stage -------------------------------------------------------------------
 
 
-@dataclass
-class Row:
-    stage: str
-    unit: str  # "us" or "ms"
-    samples: list[float] = field(default_factory=list)  # in `unit`
-    targets: dict[str, float] = field(default_factory=dict)  # "median"/"p99" -> limit in `unit`
-    note: str = ""
-
-    @property
-    def median(self) -> float:
-        return statistics.median(self.samples)
-
-    @property
-    def p99(self) -> float:
-        ordered = sorted(self.samples)
-        return ordered[max(0, math.ceil(0.99 * len(ordered)) - 1)]
-
-    def missed(self) -> list[str]:
-        values = {"median": self.median, "p99": self.p99}
-        return [k for k, limit in self.targets.items() if values[k] > limit]
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "stage": self.stage,
-            "unit": self.unit,
-            "n": len(self.samples),
-            "median": round(self.median, 3),
-            "p99": round(self.p99, 3),
-            "max": round(max(self.samples), 3),
-            "targets": self.targets,
-            "missed": self.missed(),
-            "note": self.note,
-        }
+def demo_cases() -> list[Case]:
+    cases = [case for path in CORPUS for case in load_cases(path)]
+    return [c for c in cases if c.home == DEMO_HOME.resolve()]
 
 
-def sample(
-    items: Sequence[Any],
-    call: Callable[[Any], Any],
-    *,
-    budget: float,
-    warmup: int = 20,
-    min_rounds: int = 30,
-    max_rounds: int = 5000,
-    prepare: Callable[[Any], Any] | None = None,
-) -> tuple[list[float], dict[int, list[float]]]:
-    """Time `call(arg)` in µs, round-robin over `items` (arg = prepare(item) if given, made
-    outside the timing), for about `budget` seconds; (pooled samples, samples by item index)."""
-    ns = time.perf_counter_ns
-    for _ in range(warmup):
-        for item in items:
-            call(prepare(item) if prepare else item)
-    gc.collect()
-    by_item: dict[int, list[float]] = {i: [] for i in range(len(items))}
-    pooled: list[float] = []
-    deadline = time.perf_counter() + budget
-    rounds = 0
-    while rounds < max_rounds and (rounds < min_rounds or time.perf_counter() < deadline):
-        for i, item in enumerate(items):
-            arg = prepare(item) if prepare else item
-            t0 = ns()
-            call(arg)
-            t1 = ns()
-            micros = (t1 - t0) / 1000
-            pooled.append(micros)
-            by_item[i].append(micros)
-        rounds += 1
-    return pooled, by_item
-
-
-def build_times(make: Callable[[], Any], repeats: int) -> list[float]:
-    """Wall time of `make()` in ms, `repeats` times after one warm-up build."""
-    make()
-    out = []
-    for _ in range(repeats):
-        gc.collect()
-        t0 = time.perf_counter_ns()
-        make()
-        out.append((time.perf_counter_ns() - t0) / 1e6)
-    return out
-
-
-# --- inputs -------------------------------------------------------------------------------
-
-
-def corpus_cases() -> list[Case]:
-    cases: list[Case] = []
-    for path in CORPUS:
-        cases.extend(load_cases(path))
-    return cases
-
-
-_ENGINES: dict[Path, Engine] = {}
-
-
-def engine_for(home: Path) -> Engine:
-    if home not in _ENGINES:
-        _ENGINES[home] = Engine(load_home(home))
-    return _ENGINES[home]
-
-
-def session_after(engine: Engine, history: Sequence[str], case: Case | None = None) -> Session:
-    """A session that has lived through `history` (on a throwaway hub)."""
-    state = case.state if case is not None else None
-    scratch = engine.fresh(hub=SimulatedHub(engine.home, state))
-    for text in history:
-        scratch.turn(text, "bench")
-    return scratch.session("bench")
-
-
-def generated_utterances(home: Home, count: int, seed: int = 1) -> list[tuple[str, str]]:
-    """(pattern, text) built from a generated home's names, the way people say them.
-
-    Rooms are picked among those that have the device spoken of, so most texts resolve to
-    devices (Found); "打开台灯" is ambiguous on purpose (Ask), and the exclusion is the
-    largest set a home has."""
-    r = random.Random(seed)
-    floors = list(home.floors)
-    switchable = [d for d in home.devices if "onoff" in d.capabilities]
-    with_alias = [d for d in switchable if d.aliases]
-
-    def rooms_with(kind: str) -> list[str]:
-        return sorted({home.room(d.room).name for d in home.devices if d.serves_as(kind)})
-
-    lit, plugged, cooled, covered = (
-        rooms_with(k) for k in ("Light", "SmartPlug", "AirConditioner", "Blind")
-    )
-    sensed = sorted(
-        {home.room(d.room).name for d in home.devices if "temperature_sensor" in d.capabilities}
-    )
-    rooms = [room.name for room in home.rooms]
-    patterns: list[tuple[str, Callable[[], str]]] = [
-        ("打开<device>", lambda: f"打开{r.choice(switchable).name}"),
-        ("关掉<room>的灯", lambda: f"关掉{r.choice(lit)}的灯"),
-        ("所有<room>的插座关掉", lambda: f"所有{r.choice(plugged)}的插座关掉"),
-        ("把<room>的空调调到26度", lambda: f"把{r.choice(cooled)}的空调调到26度"),
-        ("<room>的窗帘打开", lambda: f"{r.choice(covered)}的窗帘打开"),
-        ("关闭<alias>", lambda: f"关闭{r.choice(r.choice(with_alias).aliases)}"),
-        ("<room>温度多少", lambda: f"{r.choice(sensed)}温度多少"),
-        ("打开<floor>的灯", lambda: f"打开{r.choice(floors).name}的灯"),
-        ("打开台灯 (ambiguous)", lambda: "打开台灯"),
-        ("关闭除<room>以外所有的灯", lambda: f"关闭除{r.choice(rooms)}以外所有的灯"),
-    ]
-    per = max(1, count // len(patterns))
-    return [(name, make()) for name, make in patterns for _ in range(per)]
-
-
-# --- the run ------------------------------------------------------------------------------
-
-
-def run(budget: float, log: Callable[[str], None]) -> tuple[list[Row], list[str]]:
+def demo_rows(engine: Engine, budget: float, log: Log) -> tuple[list[Row], list[str]]:
+    cases = demo_cases()
+    log(f"{len(cases)} demo-home corpus cases from {len(CORPUS)} file(s)")
     rows: list[Row] = []
-    details: list[str] = []
-    t_start = time.perf_counter()
-
-    every = corpus_cases()
-    cases = [c for c in every if c.home == DEMO_HOME.resolve()]
-    skipped = len(every) - len(cases)
-    log(
-        f"{len(cases)} demo-home corpus cases from {len(CORPUS)} file(s)"
-        + (f" ({skipped} on other homes skipped)" if skipped else "")
+    texts = list(dict.fromkeys(t for c in cases for t in (*c.history, c.text)))
+    pooled, by_item = sample(
+        texts, lambda t: compile_text(t, engine.lexicon), budget=budget, warmup=3, min_rounds=5
     )
-
-    # compile --------------------------------------------------------------------------------
-    texts: list[tuple[Engine, str]] = []
-    seen: set[tuple[Path, str]] = set()
-    for case in cases:
-        for text in (*case.history, case.text):
-            if (case.home, text) not in seen:
-                seen.add((case.home, text))
-                texts.append((engine_for(case.home), text))
-    pooled, by_item = sample(texts, lambda et: compile_text(et[1], et[0].lexicon), budget=budget)
-    rows.append(
-        Row(
-            "compile (demo)",
-            "us",
-            pooled,
-            {"median": 80, "p99": 400},
-            f"{len(texts)} texts",
-        )
-    )
+    rows.append(Row("compile", "us", pooled, {"median": 50, "p99": 400}, f"{len(texts)} texts"))
     slowest = sorted(by_item, key=lambda i: -statistics.median(by_item[i]))[:5]
-    details.append(
+    details = [
         "slowest compile texts (median µs): "
-        + ", ".join(f"{texts[i][1]} {statistics.median(by_item[i]):.0f}" for i in slowest)
-    )
+        + ", ".join(f"{texts[i]} {statistics.median(by_item[i]):.0f}" for i in slowest)
+    ]
 
-    # resolve on the demo home -----------------------------------------------------------------
-    jobs: list[tuple[Engine, Clause, Session]] = []
+    def session_after(case: Case) -> Session:
+        scratch = engine.fresh(hub=SimulatedHub(engine.home, case.state))
+        for text in case.history:
+            scratch.turn(text, "bench", area=case.area)
+        return scratch.session("bench")
+
+    jobs: list[tuple[Clause, Session]] = []
     for case in cases:
-        engine = engine_for(case.home)
         compiled = compile_text(case.text, engine.lexicon)
         if not isinstance(compiled, Parse):
             continue
-        session = session_after(engine, case.history, case)
+        session = session_after(case)
         for clause in compiled.clauses:
             if clause.action in ("scene", "repeat", "confirm", "cancel", "select"):
                 continue  # the engine does not resolve these
-            jobs.append((engine, clause, session))
-    pooled, _ = sample(jobs, lambda j: j[0].resolver.resolve(j[1], j[2]), budget=budget / 2)
-    rows.append(Row("resolve (demo)", "us", pooled, {"median": 100}, f"{len(jobs)} clauses"))
+            jobs.append((clause, session))
+    pooled, _ = sample(
+        jobs, lambda j: engine.resolver.resolve(*j), budget=budget / 2, warmup=3, min_rounds=5
+    )
+    rows.append(Row("resolve", "us", pooled, {"median": 100}, f"{len(jobs)} clauses"))
 
-    # turn on the demo home ---------------------------------------------------------------------
     def fresh_for(case: Case) -> tuple[Engine, Case]:
-        engine = engine_for(case.home).fresh(
-            hub=SimulatedHub(engine_for(case.home).home, case.state)
-        )
+        fresh = engine.fresh(hub=SimulatedHub(engine.home, case.state))
         for text in case.history:
-            engine.turn(text, case.id)
-        return engine, case
+            fresh.turn(text, case.id, area=case.area)
+        return fresh, case
 
-    pooled, _ = sample(
-        cases,
-        lambda ec: ec[0].turn(ec[1].text, ec[1].id),
-        budget=budget,
-        warmup=5,
-        prepare=fresh_for,
-    )
-    rows.append(
-        Row("turn (demo)", "us", pooled, {"median": 300, "p99": 1000}, f"{len(cases)} cases")
-    )
-    log(f"demo stages done in {time.perf_counter() - t_start:.1f}s")
+    timings: dict[str, list[float]] = {stage: [] for stage in STAGES}
 
-    # lexicon build, 1,000 devices --------------------------------------------------------------
-    home_1k = parse_home(generate_home(1000), "generated-1000")
-    rows.append(
-        Row(
-            "lexicon build (1,000 dev)",
-            "ms",
-            build_times(lambda: Lexicon(home_1k), 9),
-            {"median": 200},
-            f"{len(home_1k.devices)} devices, {len(home_1k.rooms)} rooms",
-        )
-    )
+    def turn(pair: tuple[Engine, Case]) -> None:
+        fresh, case = pair
+        for stage, seconds in fresh.turn(case.text, case.id, area=case.area).timings.items():
+            timings.setdefault(stage, []).append(1e6 * seconds)
 
-    # 10,000 devices ----------------------------------------------------------------------------
-    t0 = time.perf_counter()
-    data_10k = generate_home(10_000)
-    t1 = time.perf_counter()
-    home_10k = parse_home(data_10k, "generated-10000")
-    t2 = time.perf_counter()
-    big = Engine(home_10k)
-    t3 = time.perf_counter()
-    details.append(
-        f"10,000-device home: generate {1000 * (t1 - t0):.0f} ms, parse_home "
-        f"{1000 * (t2 - t1):.0f} ms, Engine() (lexicon + name index) {1000 * (t3 - t2):.0f} ms"
-    )
-    log(f"10k home ready in {t3 - t0:.1f}s")
-    rows.append(
-        Row(
-            "name index build (10,000 dev)",
-            "ms",
-            build_times(lambda: NameIndex(home_10k), 3),
-            {"median": 2000},
-            f"{len(home_10k.devices)} devices",
-        )
-    )
-
-    utterances = generated_utterances(home_10k, 200)
-    big_texts = [t for _, t in utterances]
-    pooled, _ = sample(
-        big_texts, lambda t: compile_text(t, big.lexicon), budget=budget / 3, min_rounds=10
-    )
-    rows.append(Row("compile (10,000 dev)", "us", pooled, {}, f"{len(big_texts)} texts, info"))
-
-    big_jobs: list[tuple[str, Clause]] = []
-    unparsed = 0
-    for pattern, text in utterances:
-        compiled = compile_text(text, big.lexicon)
-        if not isinstance(compiled, Parse):
-            unparsed += 1
-            continue
-        big_jobs.extend((pattern, c) for c in compiled.clauses)
-    session = Session("bench")
-    pooled, by_item = sample(
-        big_jobs,
-        lambda j: big.resolver.resolve(j[1], session),
-        budget=budget,
-        warmup=3,
-        min_rounds=10,
-    )
-    rows.append(
-        Row(
-            "resolve (10,000 dev)",
-            "us",
-            pooled,
-            {"median": 2000},
-            f"{len(big_jobs)} clauses" + (f", {unparsed} texts did not parse" if unparsed else ""),
-        )
-    )
-    by_pattern: dict[str, list[float]] = {}
-    outcomes: dict[str, Counter[str]] = {}
-    for i, (pattern, clause) in enumerate(big_jobs):
-        by_pattern.setdefault(pattern, []).extend(by_item[i])
-        found = type(big.resolver.resolve(clause, session)).__name__
-        outcomes.setdefault(pattern, Counter())[found] += 1
-    details.append("resolve (10,000 dev) by utterance pattern: median / p99 µs, resolutions")
-    for pattern, values in by_pattern.items():
-        r = Row(pattern, "us", values)
-        got = " ".join(f"{k}={v}" for k, v in sorted(outcomes[pattern].items()))
-        details.append(f"  {_pad(pattern, 28)} {r.median:>9.1f} {r.p99:>10.1f}  {got}")
-
-    details.append(f"total benchmark time {time.perf_counter() - t_start:.1f}s")
+    pooled, _ = sample(cases, turn, budget=budget, warmup=1, min_rounds=2, prepare=fresh_for)
+    rows.append(Row("turn", "us", pooled, {"median": 300, "p99": 1000}, f"{len(cases)} cases"))
+    for stage, values in timings.items():
+        if values:
+            rows.append(Row(f"  turn: {stage}", "us", values, {}, "from Result.timings"))
+    for row in rows:
+        row.section = "demo home, per stage"
     return rows, details
 
 
-def _pad(text: str, width: int) -> str:
-    """Left-justify for a terminal, where CJK characters take two columns."""
-    shown = sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
-    return text + " " * max(0, width - shown)
+# --- cold start -----------------------------------------------------------------------------
 
 
-def table(rows: Sequence[Row]) -> str:
-    head = f"{'stage':<30} {'n':>7} {'median':>11} {'p99':>11}  {'target':<26} status"
-    lines = [head, "-" * len(head)]
-    for row in rows:
-        u = "µs" if row.unit == "us" else "ms"
-        target = ", ".join(f"{k} <= {v:g} {u}" for k, v in row.targets.items()) or "-"
-        missed = row.missed()
-        status = "MISS " + "+".join(missed) if missed else ("ok" if row.targets else "info")
-        lines.append(
-            f"{row.stage:<30} {len(row.samples):>7} {row.median:>8.1f} {u} {row.p99:>8.1f} {u}"
-            f"  {target:<26} {status}"
+def cold_rows(runs: int, with_hassil: bool, log: Log) -> tuple[list[Row], dict[str, Any]]:
+    """Fresh-process start-up and memory; jiayu and hassil alternate so both see the same
+    machine. The first run of each is discarded: it fills the OS and grammar caches."""
+    base_wall, base_rss = coldstart.baseline()
+    sides = [("jiayu", coldstart.jiayu_argv(DEMO_HOME, COLD_TEXT))]
+    if with_hassil:
+        sides.append(("hassil", coldstart.hassil_argv(DEMO_HOME, COLD_TEXT)))
+    walls: dict[str, list[float]] = {name: [] for name, _ in sides}
+    reports: dict[str, list[dict[str, Any]]] = {name: [] for name, _ in sides}
+    for i in range(runs + 1):
+        for name, argv in sides:
+            wall, report = coldstart.spawn(argv)
+            if i:
+                walls[name].append(wall)
+                reports[name].append(report)
+    _, settled = coldstart.spawn(coldstart.jiayu_argv(DEMO_HOME, COLD_TEXT, settle=True))
+    log(f"cold start: {runs} fresh process(es) per side")
+    rows: list[Row] = []
+    summary: dict[str, Any] = {"baseline": {"wall_ms": base_wall, "maxrss_mib": base_rss}}
+    for name, _ in sides:
+        m = coldstart.medians(reports[name])
+        if name == "jiayu":
+            m["settled_maxrss_mib"] = settled["settled_maxrss_mib"]
+        summary[name] = {"wall_ms": statistics.median(walls[name]), **m}
+        phases = ", ".join(
+            f"{k[:-3]} {m[k]:.0f}"
+            for k in ("import_ms", "load_ms", "engine_ms", "first_ms")
+            if k in m
+        )
+        rows.append(
+            Row(
+                f"{name}: fresh process, wall",
+                "ms",
+                walls[name],
+                {},
+                f"inside: {phases} ms (bare interpreter: {base_wall:.0f} ms)",
+            )
+        )
+        rows.append(
+            Row(
+                f"{name}: inside, to first reply",
+                "ms",
+                [r["total_ms"] for r in reports[name]],
+            )
+        )
+        peak_note = f"bare interpreter {base_rss:.0f} MiB"
+        if "settled_maxrss_mib" in m:
+            peak_note += (
+                f"; after the background pinyin build: {m['settled_maxrss_mib']:.0f} MiB"
+                f"; pypinyin loaded at first reply: {m['pypinyin_at_reply']}"
+            )
+        rows.append(
+            Row(
+                f"{name}: peak RSS at first reply",
+                "MiB",
+                [r["maxrss_mib"] for r in reports[name]],
+                {},
+                peak_note,
+            )
         )
     for row in rows:
-        if row.note:
-            lines.append(f"  {row.stage}: {row.note}")
+        row.section = "cold start (fresh processes, demo home)"
+    return rows, summary
+
+
+# --- jiayu vs hassil ------------------------------------------------------------------------
+
+
+def hassil_rows(
+    engine: Engine, budget: float, cold: dict[str, Any], log: Log
+) -> tuple[list[Row], list[dict[str, Any]], list[str]]:
+    home = json.loads(DEMO_HOME.read_text("utf-8"))
+    matcher = hassil_compare.Hassil(home)
+    shared: list[str] = []
+    agree = 0
+    dropped: list[str] = []
+    for text in hassil_compare.candidate_sentences(home):
+        theirs = matcher.match(text)
+        ours = engine.fresh().turn(text)
+        if theirs is None or ours.outcome not in ("executed", "answered"):
+            dropped.append(text)
+            continue
+        shared.append(text)
+        agree += _same_target(engine, theirs, ours.commands or ours.answers)
+    log(f"vs hassil: {len(shared)} shared sentences")
+    section = f"vs hassil ({hassil_compare.versions()}, {hassil_compare.LANGUAGE})"
+    theirs_us, _ = sample(shared, matcher.match, budget=budget, warmup=3, min_rounds=5)
+    ids = iter(range(10**9))
+    ours_us, _ = sample(shared, lambda t: engine.turn(t, f"s{next(ids)}"), budget=budget)
+    compile_us, _ = sample(shared, lambda t: compile_text(t, engine.lexicon), budget=budget / 2)
+    rows = [
+        Row("hassil: recognize_best", "us", theirs_us, {}, f"{len(shared)} sentences"),
+        Row("jiayu: whole turn", "us", ours_us, {}, "compile, resolve, plan, send (simulated)"),
+        Row("jiayu: compile only", "us", compile_us),
+    ]
+    for row in rows:
+        row.section = section
+    ratios = [
+        _ratio(
+            "warm: hassil match / jiayu turn (median)", rows[0].median, rows[1].median, AT_LEAST_25
+        ),
+        _ratio("warm: hassil match / jiayu turn (p99)", rows[0].p99, rows[1].p99),
+    ]
+    if "hassil" in cold:
+        j, h = cold["jiayu"], cold["hassil"]
+        ratios += [
+            _ratio("cold: jiayu / hassil, process wall", j["wall_ms"], h["wall_ms"], NO_WORSE),
+            _ratio("cold: jiayu / hassil, to first reply", j["total_ms"], h["total_ms"], NO_WORSE),
+            _ratio("memory: jiayu / hassil, peak RSS", j["maxrss_mib"], h["maxrss_mib"], NO_WORSE),
+            _ratio(
+                "memory: jiayu settled / hassil, peak RSS",
+                j["settled_maxrss_mib"],
+                h["maxrss_mib"],
+                NO_WORSE,
+            ),
+        ]
+    details = [
+        f"vs hassil: {len(shared)} sentences both understand ({agree} on the same target); "
+        f"{len(dropped)} left out: " + (", ".join(dropped) or "none")
+    ]
+    return rows, ratios, details
+
+
+def _same_target(engine: Engine, theirs: Any, acted: list[dict[str, Any]]) -> bool:
+    """Does hassil's entity (a device name or an area) name what jiayu acted on?"""
+    devices = {a["device"] for a in acted}
+    if "name" in theirs.entities:
+        return devices == {theirs.entities["name"].value}
+    if "area" in theirs.entities:
+        return {engine.home.device(d).room for d in devices} == {theirs.entities["area"].value}
+    return False
+
+
+def _ratio(
+    what: str, first: float, second: float, target: tuple[str, float] | None = None
+) -> dict[str, Any]:
+    """`first / second`, and whether it meets `target` (">=" or "<=", a bound)."""
+    value = first / second
+    ok = None if target is None else value >= target[1] if target[0] == ">=" else value <= target[1]
+    shown = f"{target[0]} {target[1]:g}" if target else ""
+    return {
+        "what": what,
+        "first": first,
+        "second": second,
+        "ratio": value,
+        "target": shown,
+        "ok": ok,
+    }
+
+
+def ratio_table(ratios: Sequence[dict[str, Any]]) -> str:
+    lines = [f"{'ratio':<44} {'value':>8}  target  status", "-" * 70]
+    for r in ratios:
+        status = "" if r["ok"] is None else "ok" if r["ok"] else "MISS"
+        lines.append(f"{pad(r['what'], 44)} {r['ratio']:>7.2f}x  {r['target']:<6}  {status}")
     return "\n".join(lines)
+
+
+# --- the run ----------------------------------------------------------------------------------
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--json", action="store_true", help="one JSON object per stage")
-    parser.add_argument(
-        "--budget", type=float, default=3.0, help="seconds of sampling per timed stage"
-    )
+    parser.add_argument("--json", action="store_true", help="one JSON object per line")
+    parser.add_argument("--quick", action="store_true", help="CI-sized: small homes, short budgets")
+    parser.add_argument("--huge", action="store_true", help="also the 100,000-device home")
+    parser.add_argument("--budget", type=float, help="seconds of sampling per timed stage")
+    parser.add_argument("--cold-runs", type=int, help="fresh processes per side (median)")
+    parser.add_argument("--sizes", help="comma-separated home sizes (default 100,1000,10000)")
     parser.add_argument("--strict", action="store_true", help="exit 1 if a target is missed")
     args = parser.parse_args(argv)
+    budget = args.budget or (0.3 if args.quick else 1.0)
+    cold_runs = args.cold_runs or (2 if args.quick else 5)
+    sizes = (
+        [int(s) for s in args.sizes.split(",")]
+        if args.sizes
+        else ([100, 1000] if args.quick else [100, 1000, 10_000])
+    )
+    if args.huge:
+        sizes.append(100_000)
 
     def log(message: str) -> None:
         print(message, file=sys.stderr, flush=True)
 
-    rows, details = run(args.budget, log)
+    started = time.perf_counter()
+    engine = Engine(load_home(DEMO_HOME))
+    scaling.wait_for_warmers()
+    rows, details = demo_rows(engine, budget, log)
+    for devices in sizes:
+        rows += scaling.measure_size(devices, budget, log)
+        rows += memory_rows(devices)
+    with_hassil = hassil_compare.available()
+    more, cold = cold_rows(cold_runs, with_hassil, log)
+    rows += more
+    ratios: list[dict[str, Any]] = []
+    if with_hassil:
+        more, ratios, notes = hassil_rows(engine, budget, cold, log)
+        rows += more
+        details += notes
+    else:
+        details.append("vs hassil: skipped (run with `uv run --group bench` to include it)")
+    details.append(f"total benchmark time {time.perf_counter() - started:.0f} s")
+
     if args.json:
         for row in rows:
-            print(json.dumps(row.to_json(), ensure_ascii=False))
+            print(json.dumps({"kind": "row", **row.to_json()}, ensure_ascii=False))
+        for ratio in ratios:
+            print(json.dumps({"kind": "ratio", **ratio}, ensure_ascii=False))
     else:
         print(table(rows))
-        print()
-        print("\n".join(details))
-    missed = [row.stage for row in rows if row.missed()]
+        if ratios:
+            print("\n" + ratio_table(ratios))
+        print("\n" + "\n".join(details))
+    missed = [f"{r.section}: {r.stage} ({'+'.join(r.missed())})" for r in rows if r.missed()]
+    missed += [r["what"] for r in ratios if r["ok"] is False]
     if missed and not args.json:
-        print(
-            "\nmissed: "
-            + "; ".join(f"{r.stage} ({'+'.join(r.missed())})" for r in rows if r.missed())
-        )
+        print("\nmissed: " + "; ".join(missed))
     return 1 if missed and args.strict else 0
+
+
+def memory_rows(devices: int) -> list[Row]:
+    """A fresh process on a generated home: its peak memory and its start-up phases."""
+    with tempfile.TemporaryDirectory(prefix="jiayu-bench-") as folder:
+        path = Path(folder) / "home.json"
+        data = generate_home(devices)
+        path.write_text(json.dumps(data, ensure_ascii=False), "utf-8")
+        wall, report = coldstart.spawn(
+            coldstart.jiayu_argv(path, f"打开{data['devices'][0]['name']}", settle=True)
+        )
+    return [
+        Row(
+            "fresh process: peak RSS",
+            "MiB",
+            [report["maxrss_mib"]],
+            {},
+            f"settled {report['settled_maxrss_mib']:.0f} MiB; wall {wall:.0f} ms (import "
+            f"{report['import_ms']:.0f}, load {report['load_ms']:.0f}, engine "
+            f"{report['engine_ms']:.0f}, first turn {report['first_ms']:.1f})",
+            f"home of {devices:,} devices",
+        )
+    ]
 
 
 if __name__ == "__main__":

@@ -1,0 +1,162 @@
+"""Scaling with home size: load (schema validation included), engine build, compile,
+resolve, a whole single-device turn and the worst kinds of turn, on generated homes."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import random
+import tempfile
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from homegen import generate_home
+from measure import Row, build_times, sample
+
+from jiayu.compiler import compile_text
+from jiayu.engine import Engine
+from jiayu.home import Home, load_home
+from jiayu.ir import Clause, Parse
+from jiayu.resolver.session import Session
+
+# Targets from issue 13, for the 10,000- and 100,000-device homes (ms unless said).
+TARGETS: dict[int, dict[str, dict[str, float]]] = {
+    10_000: {
+        "load": {"median": 500},
+        "engine build": {"median": 300},
+        "turn 打开<device>": {"p99": 300},  # µs: any single-device turn
+        "turn 关掉<room>的灯": {"p99": 300},
+        "turn <room>温度多少": {"p99": 300},
+        "turn 打开所有的灯": {"median": 60_000},  # µs
+    },
+    100_000: {"load": {"median": 5000}},
+}
+
+
+def wait_for_warmers() -> float:
+    """Join the engine's background pinyin build; the seconds that took. Benchmarks wait for
+    it so that it does not steal the CPU from the stages measured next."""
+    t0 = time.perf_counter()
+    for thread in threading.enumerate():
+        if thread.name == "jiayu-pinyin":
+            thread.join()
+    return time.perf_counter() - t0
+
+
+def patterns(home: Home, seed: int = 1) -> list[tuple[str, Callable[[], str]]]:
+    """The kinds of utterance measured at every size, each a maker of texts from the home's
+    own names: single devices, room lookups, and the worst sets."""
+    r = random.Random(seed)
+    switchable = [d for d in home.devices if "onoff" in d.capabilities]
+
+    def rooms_with(kind: str) -> list[str]:
+        return sorted({home.room(d.room).name for d in home.devices if d.serves_as(kind)})
+
+    lit = rooms_with("Light")
+    sensed = sorted(
+        {home.room(d.room).name for d in home.devices if "temperature_sensor" in d.capabilities}
+    )
+    rooms = [room.name for room in home.rooms]
+    return [
+        ("打开<device>", lambda: f"打开{r.choice(switchable).name}"),
+        ("关掉<room>的灯", lambda: f"关掉{r.choice(lit)}的灯"),
+        ("<room>温度多少", lambda: f"{r.choice(sensed)}温度多少"),
+        ("关闭除<room>以外所有的灯", lambda: f"关闭除{r.choice(rooms)}以外所有的灯"),
+        ("打开所有的灯", lambda: "打开所有的灯"),
+    ]
+
+
+def measure_size(devices: int, budget: float, log: Callable[[str], None]) -> list[Row]:
+    """Every scaling row for one generated home of `devices` devices."""
+    section = f"home of {devices:,} devices"
+    targets = TARGETS.get(devices, {})
+    rows: list[Row] = []
+    repeats = 5 if devices <= 1000 else 2 if devices <= 10_000 else 1
+    with tempfile.TemporaryDirectory(prefix="jiayu-bench-") as folder:
+        path = Path(folder) / "home.json"
+        path.write_text(json.dumps(generate_home(devices), ensure_ascii=False), "utf-8")
+        size_mb = path.stat().st_size / 2**20
+        rows.append(
+            Row(
+                "load",
+                "ms",
+                build_times(lambda: load_home(path), repeats, warm=devices <= 10_000),
+                targets.get("load", {}),
+                f"load_home of a {size_mb:.1f} MB file: read, JSON, schema check, model",
+            )
+        )
+        home = load_home(path)
+    engine_times: list[float] = []
+    pinyin: list[float] = []
+    engine: Engine | None = None
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        engine = Engine(home)
+        engine_times.append(1000 * (time.perf_counter() - t0))
+        pinyin.append(1000 * wait_for_warmers())
+    assert engine is not None
+    rows.append(
+        Row(
+            "engine build",
+            "ms",
+            engine_times,
+            targets.get("engine build", {}),
+            "Engine(home): lexicon + name index; the pinyin index builds after it returns, "
+            f"in a background thread (~{max(pinyin):.0f} ms more CPU)",
+        )
+    )
+    log(f"  {devices:,}: home loaded and engine built")
+
+    made = [(name, [make() for _ in range(20)]) for name, make in patterns(home)]
+    texts = [t for _, ts in made for t in ts]
+    pooled, _ = sample(
+        texts,
+        lambda t: compile_text(t, engine.lexicon),
+        budget=budget / 3,
+        warmup=2,
+        min_rounds=3,
+    )
+    rows.append(Row("compile", "us", pooled, {}, f"{len(texts)} texts of the kinds below"))
+
+    session = Session("bench")
+    clauses: list[Clause] = []
+    for text in texts:
+        compiled = compile_text(text, engine.lexicon)
+        if isinstance(compiled, Parse):
+            clauses.extend(compiled.clauses)
+    pooled, _ = sample(
+        clauses,
+        lambda c: engine.resolver.resolve(c, session),
+        budget=budget / 3,
+        warmup=2,
+        min_rounds=3,
+    )
+    rows.append(Row("resolve", "us", pooled, {}, f"{len(clauses)} clauses"))
+
+    # Each turn in a session of its own: a question left pending must not swallow the next.
+    ids = (f"s{i}" for i in itertools.count())
+    for name, ts in made:
+        heavy = "所有" in name
+        pooled, _ = sample(
+            ts[:5] if heavy else ts,
+            lambda t: engine.turn(t, next(ids)),
+            budget=budget / 3,
+            warmup=1,
+            min_rounds=2 if heavy else 5,
+            max_rounds=50 if heavy else 5000,
+        )
+        outcomes = sorted({engine.turn(t, next(ids)).outcome for t in ts[:3]})
+        rows.append(
+            Row(
+                f"turn {name}",
+                "us",
+                pooled,
+                targets.get(f"turn {name}", {}),
+                "outcomes " + ",".join(outcomes),
+            )
+        )
+    for row in rows:
+        row.section = section
+    return rows
