@@ -1,0 +1,1 @@
+"""Home Assistant loads custom integrations from this package."""

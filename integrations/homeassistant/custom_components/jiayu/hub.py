@@ -1,0 +1,63 @@
+"""jiayu's sync `Hub` on Home Assistant itself: `hass.services` to act, `hass.states` to read.
+
+The engine runs in an executor thread (its turn blocks); every touch of HA is scheduled onto
+HA's event loop and waited for, so nothing of HA is used off its loop. The command → service
+table and the state mapping are jiayu's own (`jiayu.executor.hubs.homeassistant`), shared
+with the WebSocket hub.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Coroutine, Mapping
+from concurrent.futures import TimeoutError as FutureTimeout
+from typing import Any
+
+from homeassistant.core import Context, HomeAssistant, State
+from jiayu.executor.hubs import HubError
+from jiayu.executor.hubs.homeassistant import device_state, service_call
+
+
+class HassHub:
+    """A jiayu `Hub` acting through `hass.services` and reading `hass.states`."""
+
+    def __init__(self, hass: HomeAssistant, *, timeout: float) -> None:
+        self._hass = hass
+        self._timeout = timeout
+        self.context: Context | None = None
+        """The context of the turn being run, so HA's logbook credits the speaker."""
+
+    def read(self, device_id: str) -> Mapping[str, Any]:
+        state = self._on_loop(device_id, self._state(device_id))
+        if state is None:
+            raise HubError(device_id, "unknown device")
+        return device_state(device_id, state.state, state.attributes)
+
+    def send(self, device_id: str, command: str, params: Mapping[str, Any]) -> None:
+        call = service_call(device_id, command, params)
+        self.read(device_id)  # an unavailable entity is offline: nothing is sent to it
+        coro = self._hass.services.async_call(
+            call.domain,
+            call.service,
+            dict(call.data),
+            blocking=True,
+            context=self.context,
+            target={"entity_id": device_id},
+        )
+        self._on_loop(device_id, coro)
+
+    async def _state(self, device_id: str) -> State | None:
+        return self._hass.states.get(device_id)
+
+    def _on_loop[T](self, device_id: str, coro: Coroutine[Any, Any, T]) -> T:
+        future = asyncio.run_coroutine_threadsafe(coro, self._hass.loop)
+        try:
+            return future.result(self._timeout)
+        except FutureTimeout as exc:
+            future.cancel()
+            raise HubError(device_id, "timeout") from exc
+        except HubError:
+            raise
+        except Exception as exc:  # ServiceNotFound, ServiceValidationError, vol.Invalid...
+            # Whatever HA raised, the command did not happen as asked: never claim it did.
+            raise HubError(device_id, "refused") from exc
