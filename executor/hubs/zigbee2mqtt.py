@@ -558,8 +558,11 @@ def _paho() -> Any:
 class Zigbee2MqttHub:
     """A `Hub` for devices behind zigbee2mqtt; thread-safe, one MQTT connection.
 
-    Connects in the constructor (HubError `offline`/`refused`/`timeout` when it cannot) and keeps
-    reconnecting in paho's thread; `close()` (or `with`) ends it.
+    `home` gives each device's capabilities; `names` maps device ids to friendly names where the
+    module's rules would not find them; `read_timeout`/`send_timeout` bound the wait for a state
+    message after /get and /set. Connects in the constructor (HubError `offline`, `refused` or
+    `timeout` when it cannot) and keeps reconnecting in paho's thread; `close()` (or `with`)
+    ends it.
     """
 
     def __init__(
@@ -583,6 +586,8 @@ class Zigbee2MqttHub:
             if (error := friendly_name_error(name)) is not None:
                 raise HubError(device_id, f"friendly name {name!r} {error}")
         self._base = base_topic.rstrip("/")
+        if (error := friendly_name_error(self._base)) is not None:
+            raise HubError(f"mqtt://{host}:{port}", f"base topic {base_topic!r} {error}")
         self._read_timeout = read_timeout
         self._send_timeout = send_timeout
         self._cond = threading.Condition()
@@ -597,9 +602,9 @@ class Zigbee2MqttHub:
         self._by_id: dict[str, Z2mEntity] = {}
         self._by_name: dict[str, list[Z2mEntity]] = {}
         self._synced = False
-        client_id = client_id or f"jiayu-{uuid.uuid4().hex[:12]}"
-        self._sync_topic = f"jiayu/{client_id}/sync"
         self._sync_token = uuid.uuid4().hex
+        self._sync_topic = f"jiayu/sync/{self._sync_token}"
+        client_id = client_id or f"jiayu-{self._sync_token[:12]}"
         paho = _paho()
         self._client: mqtt.Client = paho.Client(
             paho.CallbackAPIVersion.VERSION2, client_id=client_id
@@ -713,9 +718,12 @@ class Zigbee2MqttHub:
             devices = json.loads(payload)
         except (ValueError, RecursionError):
             return
+        if not isinstance(devices, list):
+            # Not zigbee2mqtt's list: keep what it said before rather than forget every device.
+            return
         by_id: dict[str, Z2mEntity] = {}
         by_name: dict[str, list[Z2mEntity]] = {}
-        for device in devices if isinstance(devices, list) else ():
+        for device in devices:
             if isinstance(device, Mapping):
                 for entity in entities(device):
                     by_id[entity.id] = entity
