@@ -299,7 +299,13 @@ def _entry_validator(definition: str) -> Draft202012Validator:
 
 
 def fetch_devices(
-    host: str, port: int, base: str = "zigbee2mqtt", timeout: float = 5.0
+    host: str,
+    port: int,
+    base: str = "zigbee2mqtt",
+    timeout: float = 5.0,
+    *,
+    username: str | None = None,
+    password: str | None = None,
 ) -> list[dict[str, Any]]:
     """zigbee2mqtt's retained `<base>/bridge/devices`, read from the broker; InputError when the
     broker cannot be reached or says nothing within `timeout` seconds."""
@@ -311,8 +317,14 @@ def fetch_devices(
     got: list[bytes | bytearray] = []
     done = threading.Event()
 
-    def on_connect(client: mqtt.Client, *_: Any) -> None:
-        client.subscribe(topic, 1)
+    refused: list[str] = []
+
+    def on_connect(client: mqtt.Client, userdata: Any, flags: Any, reason: Any, props: Any) -> None:
+        if reason.is_failure:
+            refused.append(str(reason))
+            done.set()
+        else:
+            client.subscribe(topic, 1)
 
     def on_message(client: mqtt.Client, userdata: Any, message: mqtt.MQTTMessage) -> None:
         got.append(message.payload)
@@ -320,6 +332,8 @@ def fetch_devices(
 
     client = mqtt.Client(CallbackAPIVersion.VERSION2)
     client.connect_timeout = timeout
+    if username is not None:
+        client.username_pw_set(username, password)
     client.on_connect = on_connect
     client.on_message = on_message
     try:
@@ -330,6 +344,8 @@ def fetch_devices(
     try:
         if not done.wait(timeout):
             raise InputError([Problem(where, "", f"no retained message within {timeout:g} s")])
+        if refused:
+            raise InputError([Problem(where, "", f"the broker refused: {refused[0]}")])
     finally:
         client.disconnect()
         client.loop_stop()
@@ -360,6 +376,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--host", default="127.0.0.1", help="MQTT broker (default 127.0.0.1)")
     parser.add_argument("--port", type=int, default=1883, help="MQTT port (default 1883)")
     parser.add_argument("--base-topic", default="zigbee2mqtt", help="zigbee2mqtt's base topic")
+    parser.add_argument("--username", help="MQTT user name")
+    parser.add_argument(
+        "--password",
+        default=os.environ.get("JIAYU_MQTT_PASSWORD"),
+        help="MQTT password (default: $JIAYU_MQTT_PASSWORD, which keeps it out of ps)",
+    )
     parser.add_argument("--timeout", type=float, default=5.0, help="seconds to wait for it")
     parser.add_argument("--name", default="我的家", help="the home's name")
     parser.add_argument("--out", metavar="FILE", help="write the home here (default: stdout)")
@@ -372,7 +394,14 @@ def run(args: argparse.Namespace) -> int:
         if args.devices is not None:
             devices = _device_list(_read_bytes(args.devices), args.devices)
         else:
-            devices = fetch_devices(args.host, args.port, args.base_topic, args.timeout)
+            devices = fetch_devices(
+                args.host,
+                args.port,
+                args.base_topic,
+                args.timeout,
+                username=args.username,
+                password=args.password,
+            )
         result = convert(devices, rooms, name=args.name, source=args.rooms)
         text = json.dumps(result.home, ensure_ascii=False, indent=2) + "\n"
         if args.out is None:
