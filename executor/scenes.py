@@ -1,0 +1,169 @@
+"""Long scenes (seed 004's ambience: 帮我放松一下, 营造观影氛围) run in the background.
+
+A scene whose steps wait (`delay_s`) would hold the turn for minutes; instead the engine
+answers at once and hands the steps to the home's `SceneRunner`, one asyncio task that sends
+them in order, each after its delay on the injected clock. Only one runs per home: a new
+scene replaces the running one, and 算了/停下/取消/不要了 cancels it. How it ended (done or
+failed) goes to `on_done`, which the engine queues for the next turn's reply (seed 004's
+message queue); a cancelled scene reports nothing, because the user has just been told.
+
+The runner is bound to its event loop: call it from the loop's thread (the asyncio runtime).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import math
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
+from datetime import timedelta
+from typing import Literal, Protocol, TypeVar
+
+from jiayu.executor.clock import Clock
+from jiayu.executor.hubs.base import HubError
+
+log = logging.getLogger(__name__)
+
+
+class Step(Protocol):
+    """What the runner needs of a step: how long to wait before sending it."""
+
+    @property
+    def delay_s(self) -> float:
+        """Seconds to wait, after the step before it, before this step is sent."""
+        ...
+
+
+S = TypeVar("S", bound=Step)
+
+
+@dataclass(frozen=True)
+class StepFailure:
+    """A step the hub failed; the scene went on with the next one."""
+
+    index: int
+    """The step's position in the scene, from 0."""
+    device: str
+    reason: str
+    """The HubError's reason (offline, timeout, refused, or the hub's own words)."""
+
+
+@dataclass(frozen=True)
+class SceneOutcome:
+    """How a scene that was not cancelled ended."""
+
+    status: Literal["done", "failed"]
+    """done: every step was tried (some may have failed at the hub, see `failures`);
+    failed: the scene stopped at an error that was not the hub's (`error`)."""
+    sent: int
+    """How many steps were handed to run_step and returned without an error."""
+    total: int
+    """How many steps the scene has."""
+    failures: tuple[StepFailure, ...] = ()
+    error: str | None = None
+    """For failed: what stopped it."""
+
+    @property
+    def ok(self) -> bool:
+        """Every step was sent."""
+        return self.status == "done" and not self.failures
+
+
+class _Run:
+    """One started scene: its task, and a flag that outlives a run_step that swallows the
+    task's cancellation (then the flag alone keeps the next step from being sent)."""
+
+    def __init__(self) -> None:
+        self.cancelled = False
+        self.task: asyncio.Task[None] | None = None
+
+
+class SceneRunner:
+    """Runs at most one long scene at a time, for one home."""
+
+    def __init__(self, clock: Clock) -> None:
+        self.clock = clock
+        self._run: _Run | None = None
+        # Every task not yet ended, cancelled ones included: a step in flight when its scene
+        # was cancelled is still winding down, and `wait` waits for it too.
+        self._tasks: set[asyncio.Task[None]] = set()
+
+    @property
+    def running(self) -> bool:
+        """A scene is under way."""
+        run = self._run
+        return run is not None and run.task is not None and not run.task.done()
+
+    def start(
+        self,
+        steps: Sequence[S],
+        run_step: Callable[[S], Awaitable[None]],
+        on_done: Callable[[SceneOutcome], None],
+    ) -> None:
+        """Cancel the running scene, if any, and start this one on the running event loop.
+        ValueError (before anything is cancelled) when a step's delay is not a finite number
+        of seconds ≥ 0."""
+        for step in steps:
+            if not (math.isfinite(step.delay_s) and step.delay_s >= 0):
+                raise ValueError(f"a scene step waits {step.delay_s} seconds")
+        self.cancel()
+        run = _Run()
+        run.task = asyncio.get_running_loop().create_task(
+            self._send(run, tuple(steps), run_step, on_done), name="jiayu-scene"
+        )
+        self._tasks.add(run.task)
+        run.task.add_done_callback(self._tasks.discard)
+        self._run = run
+
+    def cancel(self) -> bool:
+        """Stop the running scene: no step after this call is sent, on_done is not called.
+        False when no scene was running."""
+        run, self._run = self._run, None
+        if run is None or run.task is None or run.task.done():
+            return False
+        run.cancelled = True
+        run.task.cancel()
+        return True
+
+    async def wait(self) -> None:
+        """Return when every scene started here has ended, cancelled ones included (for a
+        clean shutdown, and for tests)."""
+        while self._tasks:
+            await asyncio.wait(set(self._tasks))
+
+    async def _send(
+        self,
+        run: _Run,
+        steps: tuple[S, ...],
+        run_step: Callable[[S], Awaitable[None]],
+        on_done: Callable[[SceneOutcome], None],
+    ) -> None:
+        sent = 0
+        failures: list[StepFailure] = []
+        outcome: SceneOutcome
+        try:
+            for index, step in enumerate(steps):
+                if step.delay_s > 0:
+                    await self.clock.sleep_until(self.clock.now() + timedelta(seconds=step.delay_s))
+                if run.cancelled:
+                    return
+                try:
+                    await run_step(step)
+                except HubError as exc:
+                    # One lamp offline does not spoil the rest of the evening.
+                    failures.append(StepFailure(index, exc.device, exc.reason))
+                else:
+                    sent += 1
+            outcome = SceneOutcome("done", sent, len(steps), tuple(failures))
+        except Exception as exc:
+            log.exception("a scene stopped at step %d", sent + len(failures))
+            outcome = SceneOutcome("failed", sent, len(steps), tuple(failures), str(exc))
+        if run.cancelled:
+            return
+        if self._run is run:
+            self._run = None
+        try:
+            on_done(outcome)
+        except Exception:
+            log.exception("a scene's on_done failed")
