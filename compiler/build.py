@@ -80,6 +80,7 @@ class Tail:
     verb: bool = True  # False for a bare value (窗帘一半): with 打开 it means only the value
     question: Question | None = None
     expected: Any = None
+    played: Token | None = None  # 暂停音乐: what is played, a type word for a place-only target
 
 
 @dataclass(frozen=True)
@@ -275,6 +276,11 @@ class Builder:
             if isinstance(c, Tail | list) and c is not targets
             for t in _tails(c)
         ]
+        if len(tails) > 1 and any(t.action == "query" for t in tails):
+            # 会客模式打开: a query run into an action is a misreading, not two requests.
+            raise Unsupported(
+                "a question and an action run together", "unexpected_word", targets.start
+            )
         out: Group = []
         for target in targets:
             if _only_quantity(target) and all(t.action in ("on", "off") for t in tails):
@@ -287,6 +293,12 @@ class Builder:
                 else:
                     out.append(_clause(tail, target))
         return out
+
+    def target_media(self, *children: Any) -> Group:
+        # 客厅音箱暂停音乐: what is played names the device when the target is a place.
+        targets, media, played = children[-3], children[-2], children[-1]
+        tail = Tail(self._payload(media), played=self._tok(played))
+        return [_clause(tail, t) for t in targets]
 
     def bare_tail(self, *children: Any) -> Group:
         return [_clause(tail, None) for tail in _tails(children[-1])]
@@ -901,6 +913,12 @@ def _with_attribute(tail: Tail, attr: str | None) -> Tail:
 
 
 def _clause(tail: Tail, target: Target | None) -> Clause:
+    played = tail.played
+    if played is not None:
+        if target is None:
+            target = Target(device_type=played.value, type_word=played.text)
+        elif not (target.name or target.type_word or target.reference):
+            target = replace(target, device_type=played.value, type_word=played.text)
     question = tail.question
     if question == "yes_no" and target is not None and target.is_set:
         question = "all"  # 门窗都关好了吗 / 所有门都锁了吗: every one of the set

@@ -31,7 +31,7 @@ from jiayu.ir import MatchKind, Timing, Token
 FILLER = "FILLER"
 CLF = "CLF"
 COMPOUND = "COMPOUND"
-_SOFT_KINDS = frozenset({"NOT_HOME"})  # fixed words a home's own names may take over
+_SOFT_KINDS = frozenset({"NOT_HOME", "NAME"})  # fixed words a home's own names take over
 UNKNOWN = "NAME"  # unknown spans become names the resolver may still find fuzzily
 
 # Device words: the only place a one-syllable slip (等 for 灯) is believed.
