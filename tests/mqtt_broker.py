@@ -59,13 +59,15 @@ def _free_port() -> int:
 
 
 @contextmanager
-def running_broker(workdir: Path) -> Iterator[Broker]:
-    """Start mosquitto with a minimal config in `workdir`, wait until it accepts, stop it after."""
+def running_broker(workdir: Path, *, anonymous: bool = True) -> Iterator[Broker]:
+    """Start mosquitto with a minimal config in `workdir`, wait until it accepts, stop it after;
+    `anonymous=False` makes a broker that refuses every client (no password file)."""
     binary = mosquitto_binary()
     port = _free_port()
     config = workdir / "mosquitto.conf"
     # set_tcp_nodelay: without it each small packet waits out a delayed ACK (about 40 ms).
-    lines = [f"listener {port} 127.0.0.1", "allow_anonymous true", "persistence false"]
+    lines = [f"listener {port} 127.0.0.1", f"allow_anonymous {str(anonymous).lower()}"]
+    lines.append("persistence false")
     lines.append("set_tcp_nodelay true")
     config.write_text("\n".join(lines) + "\n", encoding="utf-8")
     log = (workdir / "mosquitto.log").open("wb")

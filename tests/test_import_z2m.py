@@ -192,3 +192,9 @@ def test_bridge_devices_are_read_from_the_broker(broker: Broker, tmp_path: Path)
 def test_a_silent_base_topic_is_an_error(broker: Broker) -> None:
     with pytest.raises(InputError, match=r"no retained message within 0\.2 s"):
         fetch_devices(broker.host, broker.port, "elsewhere", timeout=0.2)
+
+
+def test_a_broker_that_refuses_us_is_an_error(tmp_path: Path) -> None:
+    refusal = pytest.raises(InputError, match="the broker refused: Not authorized")
+    with running_broker(tmp_path, anonymous=False) as closed, refusal:
+        fetch_devices(closed.host, closed.port, timeout=2)

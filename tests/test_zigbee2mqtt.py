@@ -325,3 +325,9 @@ def test_garbage_on_the_broker_never_stops_the_hub(hub: Zigbee2MqttHub, fake: Fa
     assert hub.read(STRIP) == {"on": False, "brightness": 39, "color_temp": 4000}
     hub.send(STRIP, "turn_on", {})
     assert hub.read(STRIP)["on"] is True
+
+
+def test_a_broker_that_refuses_us_is_refused(home: Home, tmp_path: Path) -> None:
+    with running_broker(tmp_path, anonymous=False) as closed, pytest.raises(HubError) as raised:
+        Zigbee2MqttHub(home, host=closed.host, port=closed.port, connect_timeout=2.0)
+    assert raised.value.reason == "refused"
