@@ -222,6 +222,22 @@ class ScheduleStore:
         """Take one schedule out; None when there is no such schedule (any more)."""
         return next(iter(self._take(lambda s: s.id == schedule_id)), None)
 
+    def claim(self, schedule_id: str) -> Schedule | None:
+        """Take one schedule out to fire it now; None when it is gone (cancelled meanwhile).
+        Unlike cancel, a file that cannot be written does not keep it: it fires, the failure
+        is logged, and the file catches up at its next write (a restart before then may see
+        it again, subject to LATE_LIMIT)."""
+        with self._lock:
+            schedule = self._schedules.pop(schedule_id, None)
+            if schedule is None:
+                return None
+            try:
+                self._save()
+            except StateFileError as exc:
+                log.error("schedule %s fires, but the file still lists it: %s", schedule_id, exc)
+        self._notify()
+        return schedule
+
     def cancel_where(
         self,
         *,
@@ -481,7 +497,7 @@ class Scheduler:
             await self._sleep(soonest, changed)
 
     async def _fire(self, schedule: Schedule) -> None:
-        if self.store.cancel(schedule.id) is None:
+        if self.store.claim(schedule.id) is None:
             return  # cancelled while the ones before it fired
         late = self.clock.now() - schedule.at
         if late > self.late_limit:

@@ -540,3 +540,26 @@ def test_the_system_clock_is_aware_in_the_zone_it_is_given() -> None:
         return time.monotonic() - started
 
     assert 0.04 <= asyncio.run(main()) < 1.0
+
+
+def test_a_schedule_still_fires_when_its_file_can_no_longer_be_written(tmp_path: Path) -> None:
+    folder = tmp_path / "state"
+    folder.mkdir()
+    store = ScheduleStore(folder / "schedules.json")
+    store.add(schedule(NOW + timedelta(minutes=1), schedule_id="first"))
+    store.add(schedule(NOW + timedelta(minutes=2), schedule_id="second"))
+    folder.rename(tmp_path / "away")
+
+    async def main() -> list[str]:
+        clock = ManualClock(NOW)
+        fire = Recorder(clock)
+        scheduler = Scheduler(store, clock, fire)
+        scheduler.start()
+        await asleep(clock)
+        clock.advance(120)
+        fired = await fire.wait_for(2)
+        await scheduler.stop()
+        return [name for name, _ in fired]
+
+    assert asyncio.run(main()) == ["first", "second"]
+    assert len(store) == 0
