@@ -21,6 +21,17 @@ Decisions the protocol leaves open:
   two-gang switch ...). A device zigbee2mqtt has not described falls back to the usual names
   (`state`, `brightness` 0–254, `color_temp`, `position`, `occupied_heating_setpoint`,
   `system_mode`, `fan_mode`) for the capabilities the home gives it.
+- **How our commands map.** `state` ON/OFF (`fan_state` on a fan, `state_<endpoint>` on one
+  endpoint of several); `brightness` 0–254 (the expose's value_max) ↔ our 0–100; `color_temp`
+  in mired ↔ our kelvin, clamped to the expose's range; covers `state` OPEN/CLOSE/STOP and
+  `position`; locks `state` LOCK/UNLOCK, read from `lock_state` when the lock reports it
+  (`not_fully_locked` is not locked); climate `occupied_heating_setpoint` or
+  `current_heating_setpoint` (whichever it has; a cooling-only device's
+  `occupied_cooling_setpoint`), `system_mode` (our `fan` is its `fan_only`) and `fan_mode`.
+  A climate device without a power switch is turned off with `system_mode: off` and on with
+  the first of auto, cool, heat, dry, fan_only it offers. zigbee2mqtt exposes a water or gas
+  valve as a plain `switch`; a switch whose definition says "valve" is our `valve` (ON is open),
+  so it keeps the valve's confirmation rule.
 - **A send waits for its echo.** zigbee2mqtt publishes the new state once the device has taken a
   command; a send returns only when a state message confirms it (`send_timeout`, else
   `timeout`), fails with `refused` when the bridge logs the command as failed or the device
