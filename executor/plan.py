@@ -21,6 +21,9 @@ from jiayu.resolver.session import Command
 # One step of a relative change without a number (CONTRACTS: what the words mean).
 STEPS = {"brightness": 10, "volume": 10, "position": 10, "target_temperature": 1, "color_temp": 500}
 SPEEDS = ("low", "medium", "high")
+COLOURS = frozenset({"warm", "cool", "natural"})
+"""Named light colours: warm and cool are the light's own limits, natural a fixed kelvin."""
+NATURAL_KELVIN = 4000.0
 _INTEGER = frozenset({"brightness", "volume", "position", "color_temp"})
 
 
@@ -77,7 +80,12 @@ def _number(
     device: Device, command: str, attribute: str, value: Value, read: Mapping[str, Any] | None
 ) -> float | int | Refusal:
     bounds = value_range(device, command) or (0.0, 100.0)
-    if value.kind == "extreme":
+    if attribute == "color_temp" and value.word in COLOURS:
+        # 暖光 is the light's warmest, 冷光 its coldest, 自然光 4000 K within its limits.
+        number = {"warm": bounds[0], "cool": bounds[1]}.get(
+            value.word, min(max(NATURAL_KELVIN, bounds[0]), bounds[1])
+        )
+    elif value.kind == "extreme":
         number: float = bounds[1] if value.direction > 0 else bounds[0]
     elif value.kind == "relative":
         current = (read or {}).get(attribute)

@@ -370,8 +370,14 @@ class Engine:
             for batch in draft.batches:
                 position = {id(c): i for i, c in enumerate(batch.commands)}
                 batch.sent.sort(key=lambda c: position[id(c)])
-            with draft.session.lock:
-                result = self.finish(draft, report, told=False)
+
+            def finish_locked() -> Result:
+                with draft.session.lock:
+                    return self.finish(draft, report, told=False)
+
+            # In a worker thread: the session lock may be held by a turn being planned, which
+            # waits on this loop for its reads; taking it here would block them both.
+            result = await asyncio.to_thread(finish_locked)
         except Exception:
             result = self.crashed(draft)
             self.events.publish(Event("turn.failed", draft.session.id, number, reply=result.reply))
