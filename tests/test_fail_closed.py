@@ -78,9 +78,7 @@ def test_an_unwritable_audit_path_refuses_to_start(demo_home: Home, tmp_path: Pa
 
 
 @pytest.mark.skipif(os.geteuid() == 0, reason="root can write a read-only file")
-def test_an_audit_log_that_breaks_mid_way_stops_the_sends(
-    demo_home: Home, tmp_path: Path
-) -> None:
+def test_an_audit_log_that_breaks_mid_way_stops_the_sends(demo_home: Home, tmp_path: Path) -> None:
     audit = tmp_path / "audit.jsonl"
     engine = Engine(demo_home, audit_path=audit)
     engine.turn("打开门锁")
@@ -156,9 +154,7 @@ def test_a_lock_or_valve_with_only_onoff_still_needs_confirmation(kind: str) -> 
     assert result.outcome == "confirm"
     assert result.commands == []
     assert [c["command"] for c in result.pending] == ["turn_on"]
-    assert engine.turn("确认").commands == [
-        {"device": "relay", "command": "turn_on", "params": {}}
-    ]
+    assert engine.turn("确认").commands == [{"device": "relay", "command": "turn_on", "params": {}}]
 
 
 def test_a_failed_read_for_a_relative_change_is_said(demo_home: Home) -> None:
