@@ -162,12 +162,22 @@ def test_the_command_reports_bad_input_in_one_line_and_writes_nothing(
     out = tmp_path / "home.json"
     devices = str(DATA / "bridge_devices.json")
     code = run(_args("--devices", devices, "--rooms", str(rooms), "--out", str(out)))
-    assert code == 1
+    assert code == 2
     assert capsys.readouterr().err == f'{rooms}: /default_room: "attic" is not a room id\n'
     assert not out.exists()
     code = run(_args("--devices", str(tmp_path / "missing.json"), "--rooms", str(rooms)))
-    assert code == 1
+    assert code == 2
     assert "missing.json: /: cannot read" in capsys.readouterr().err
+    nowhere = str(tmp_path / "no such folder" / "home.json")
+    good = str(DATA / "rooms.json")
+    assert run(_args("--devices", devices, "--rooms", good, "--out", nowhere)) == 1
+    assert capsys.readouterr().err.startswith(f"{nowhere}: cannot write")
+
+
+def test_without_out_the_home_goes_to_stdout(capsys: pytest.CaptureFixture[str]) -> None:
+    devices, rooms = str(DATA / "bridge_devices.json"), str(DATA / "rooms.json")
+    assert run(_args("--devices", devices, "--rooms", rooms)) == 0
+    assert json.loads(capsys.readouterr().out) == build_home(DEVICES, ROOMS, name="我的家")
 
 
 @pytest.fixture(scope="module")

@@ -51,7 +51,7 @@ from typing import Any
 
 from jsonschema import Draft202012Validator
 
-from jiayu.errors import InputError, JiayuError, Problem, json_pointer
+from jiayu.errors import InputError, Problem, json_pointer
 from jiayu.executor.catalog import schema_message
 from jiayu.executor.hubs.zigbee2mqtt import Z2mEntity, entities
 from jiayu.home import parse_home, plain_name
@@ -388,7 +388,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Build the home; 0 when written, 1 (with one-line errors on stderr) when not."""
+    """Build the home: 0 when written; 2 for bad input (as every `jiayu` command), 1 when it
+    cannot be written; errors go to stderr, one line each."""
     try:
         rooms = _read_json(args.rooms)
         if args.devices is not None:
@@ -403,13 +404,17 @@ def run(args: argparse.Namespace) -> int:
                 password=args.password,
             )
         result = convert(devices, rooms, name=args.name, source=args.rooms)
-        text = json.dumps(result.home, ensure_ascii=False, indent=2) + "\n"
+    except InputError as exc:
+        print(str(exc), file=sys.stderr)
+        return 2
+    text = json.dumps(result.home, ensure_ascii=False, indent=2) + "\n"
+    try:
         if args.out is None:
             sys.stdout.write(text)
         else:
             _write(args.out, text)
-    except (JiayuError, OSError) as exc:
-        print(str(exc), file=sys.stderr)
+    except OSError as exc:
+        print(f"{args.out}: cannot write: {exc.strerror or exc}", file=sys.stderr)
         return 1
     for line in result.skipped:
         print(f"skipped {line}", file=sys.stderr)
