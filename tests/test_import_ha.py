@@ -220,3 +220,15 @@ def test_odd_area_ids_still_make_valid_ids() -> None:
     odd = ha.room_id("厨房 " * 30)
     assert odd.startswith("area.") and len(odd) <= 64
     assert json.dumps(odd).isascii()
+
+
+def test_answers_shaped_unlike_has_are_one_line_and_exit_2(
+    fake: FakeHomeAssistant, capsys: pytest.CaptureFixture[str]
+) -> None:
+    fake.areas = [{"name": "客厅"}]  # no area_id
+    parser = argparse.ArgumentParser()
+    ha.add_arguments(parser)
+    assert ha.run(parser.parse_args(["--url", fake.url, "--token", fake.token])) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1
+    assert "unexpected answer" in err

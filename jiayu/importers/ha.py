@@ -386,14 +386,14 @@ def run(args: argparse.Namespace) -> int:
     url = websocket_url(args.url)
     try:
         with HomeAssistantHub(url, args.token, timeout=args.timeout) as hub:
-            registries = fetch_registries(hub)
+            built = build_home(fetch_registries(hub))
     except (HaConnectionError, HaCommandError, TimeoutError) as exc:
         print(f"jiayu home from-ha: {exc}", file=sys.stderr)
         return 2
-    except (KeyError, TypeError, AttributeError) as exc:
+    except (KeyError, TypeError, AttributeError, ValueError) as exc:
+        # Answers shaped unlike HA's (another server, another version): say so, never crash.
         print(f"jiayu home from-ha: {url}: unexpected answer: {exc!r}", file=sys.stderr)
         return 2
-    built = build_home(registries)
     source = args.out or "<stdout>"
     try:
         parse_home(built.home, source)

@@ -11,6 +11,7 @@ from homeassistant.core import HomeAssistant
 from homeassistant.helpers import device_registry as dr
 from homeassistant.helpers import intent
 from homeassistant.helpers.entity_platform import AddConfigEntryEntitiesCallback
+from jiayu.errors import HomeError
 from jiayu.importers.ha import room_id
 from jiayu.result import Result
 
@@ -73,9 +74,15 @@ class JiayuConversationEntity(conversation.ConversationEntity):
         self, user_input: conversation.ConversationInput, chat_log: conversation.ChatLog
     ) -> conversation.ConversationResult:
         """Run one jiayu turn for the sentence, in the chat's session."""
-        runtime = self.entry.runtime_data
-        engine = await runtime.async_engine()
-        runtime.hub.context = user_input.context
+        try:
+            engine = await self.entry.runtime_data.async_engine()
+        except HomeError as err:
+            _LOGGER.error("jiayu has no valid home:\n%s", err)
+            response = intent.IntentResponse(language=user_input.language)
+            response.async_set_error(
+                intent.IntentResponseErrorCode.FAILED_TO_HANDLE, "家语的家庭配置无效，请查看日志。"
+            )
+            return conversation.ConversationResult(response, chat_log.conversation_id)
         result = await self.hass.async_add_executor_job(
             partial(
                 engine.turn,

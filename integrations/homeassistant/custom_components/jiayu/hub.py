@@ -13,7 +13,7 @@ from collections.abc import Coroutine, Mapping
 from concurrent.futures import TimeoutError as FutureTimeout
 from typing import Any
 
-from homeassistant.core import Context, HomeAssistant, State
+from homeassistant.core import HomeAssistant, State
 from jiayu.executor.hubs import HubError
 from jiayu.executor.hubs.homeassistant import device_state, service_call
 
@@ -24,8 +24,6 @@ class HassHub:
     def __init__(self, hass: HomeAssistant, *, timeout: float) -> None:
         self._hass = hass
         self._timeout = timeout
-        self.context: Context | None = None
-        """The context of the turn being run, so HA's logbook credits the speaker."""
 
     def read(self, device_id: str) -> Mapping[str, Any]:
         state = self._on_loop(device_id, self._state(device_id))
@@ -41,7 +39,6 @@ class HassHub:
             call.service,
             dict(call.data),
             blocking=True,
-            context=self.context,
             target={"entity_id": device_id},
         )
         self._on_loop(device_id, coro)
