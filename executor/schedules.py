@@ -22,16 +22,14 @@ import uuid
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, time, timedelta
-from functools import cache
 from pathlib import Path
 from typing import Any, Literal, cast
-
-from jsonschema import Draft202012Validator
 
 from jiayu.errors import JiayuError, Problem, json_pointer
 from jiayu.executor.catalog import schema_message
 from jiayu.executor.clock import Clock
 from jiayu.ir import Timing
+from jiayu.jsonfile import Schema
 from jiayu.preferences import StateFileError, read_state_file, write_state_file
 from jiayu.resolver.session import Command
 
@@ -368,16 +366,14 @@ _DOCUMENT = {
 }
 
 
-@cache
-def _validator() -> Draft202012Validator:
-    return Draft202012Validator(_DOCUMENT)
+_SCHEMA = Schema(_DOCUMENT)
 
 
 def _parse(data: object, source: str) -> list[Schedule]:
     """The schedules of a state file; StateFileError lists every problem in it."""
     problems = [
         Problem(source, json_pointer(e.absolute_path), schema_message(e))
-        for e in _validator().iter_errors(data)
+        for e in _SCHEMA.errors(data)
     ]
     if problems:
         # jsonschema reports each missing required key apart, with the same message.

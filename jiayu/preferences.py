@@ -29,7 +29,6 @@ from __future__ import annotations
 import json
 import math
 import os
-import stat
 import tempfile
 import threading
 from collections.abc import Callable, Mapping
@@ -40,9 +39,7 @@ from pathlib import Path
 from typing import Any
 
 from jiayu.errors import InputError, JiayuError, Problem, json_pointer
-
-MAX_STATE_BYTES = 16 * 1024 * 1024
-"""A state file is the hub's own small file; anything larger is not one of ours."""
+from jiayu.jsonfile import read_json
 
 VERSION = 1
 
@@ -239,37 +236,14 @@ def check_document(
 
 def read_state_file(path: Path) -> object | None:
     """The parsed JSON of a state file, or None when there is none yet. StateFileError when it
-    cannot be read or is not JSON: not a regular file, too large, not UTF-8, a number that is
-    not finite, nested too deep."""
-    source = str(path)
-
-    def fail(message: str) -> StateFileError:
-        return StateFileError([Problem(source, "", message)])
-
+    cannot be read or is not JSON within the bounds every input file keeps (jiayu.jsonfile)."""
     try:
-        # Looked at before opening: opening a FIFO for reading would block the hub forever.
-        info = os.stat(path)
+        os.stat(path)
     except FileNotFoundError:
         return None
-    except OSError as exc:
-        raise fail(f"cannot read: {exc.strerror or exc}") from exc
-    if not stat.S_ISREG(info.st_mode):
-        raise fail("not a regular file")
-    if info.st_size > MAX_STATE_BYTES:
-        raise fail(f"larger than {MAX_STATE_BYTES // (1024 * 1024)} MB")
-    try:
-        data: object = json.loads(path.read_bytes().decode("utf-8"), parse_constant=_no_constant)
-    except OSError as exc:
-        raise fail(f"cannot read: {exc.strerror or exc}") from exc
-    except UnicodeDecodeError as exc:
-        raise fail(f"not UTF-8 text: {exc.reason}") from exc
-    except json.JSONDecodeError as exc:
-        raise fail(f"invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}") from exc
-    except ValueError as exc:  # a non-finite constant, or an integer past Python's digit limit
-        raise fail(str(exc)) from exc
-    except RecursionError as exc:
-        raise fail("nested too deep") from exc
-    return data
+    except OSError:
+        pass  # read_json says what is wrong with it
+    return read_json(path, str(path), StateFileError)
 
 
 def write_state_file(path: Path, data: object) -> None:
@@ -306,10 +280,6 @@ def _sync_folder(folder: Path) -> None:
         pass
     finally:
         os.close(fd)
-
-
-def _no_constant(name: str) -> object:
-    raise ValueError(f"{name} is not a finite number")
 
 
 def _user_problem(user: object) -> str | None:

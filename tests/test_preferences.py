@@ -170,12 +170,12 @@ def test_a_bad_file_names_file_pointer_and_problem_one_line_each(tmp_path: Path)
     ("text", "problem"),
     [
         ("{", "/: invalid JSON at line 1, column 2: Expecting property name enclosed"),
-        ('{"version": 1, "users": {"a": {"volume": NaN}}}', "/: NaN is not a finite number"),
+        ('{"version": 1, "users": {"a": {"volume": NaN}}}', "/users/a/volume: not a finite number"),
         ("[]", "/: [] is not an object"),
         ('{"users": {}}', '/: missing required key "version"'),
         ('{"version": 2, "users": {}}', "/version: 2 is not a version this jiayu reads (1)"),
         ('{"version": 1, "users": 3}', '/users: 3 is not what "users" holds'),
-        ("[" * 100_000, "/: nested too deep"),
+        ("[" * 100_000, "/: nests deeper than 64 levels"),
     ],
 )
 def test_a_file_that_is_not_a_preference_document_is_one_line(

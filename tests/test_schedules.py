@@ -304,7 +304,7 @@ def test_times_without_offsets_and_repeated_ids_are_reported_after_the_shape(
     ("text", "problem"),
     [
         ("", "/: invalid JSON at line 1, column 1"),
-        ('{"version": 1, "schedules": [Infinity]}', "/: Infinity is not a finite number"),
+        ('{"version": 1, "schedules": [Infinity]}', "/schedules/0: not a finite number"),
         ('{"version": 3, "schedules": []}', "/version: 3 is not 1"),
         ('{"version": 1}', '/: missing required key "schedules"'),
     ],
