@@ -208,3 +208,19 @@ def test_a_broker_that_refuses_us_is_an_error(tmp_path: Path) -> None:
     refusal = pytest.raises(InputError, match="the broker refused: Not authorized")
     with running_broker(tmp_path, anonymous=False) as closed, refusal:
         fetch_devices(closed.host, closed.port, timeout=2)
+
+
+def test_mapping_entries_that_match_no_device_are_reported() -> None:
+    rooms = copy.deepcopy(ROOMS)
+    rooms["devices"]["客厅/吸顶灯 "] = {"room": "living"}  # a stray space
+    result = convert(DEVICES, rooms, name="测试之家")
+    assert result.unused == ("客厅/吸顶灯 ",)
+    assert convert(DEVICES, ROOMS, name="测试之家").unused == ()
+
+
+def test_a_friendly_name_zigbee2mqtt_would_refuse_is_skipped_and_said_so() -> None:
+    devices = copy.deepcopy(DEVICES)
+    devices[1]["friendly_name"] = "客厅/#"
+    assert "客厅/#: its friendly name holds an MQTT wildcard (+ or #)" in (
+        convert(devices, ROOMS, name="测试之家").skipped
+    )

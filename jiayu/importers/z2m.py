@@ -53,7 +53,7 @@ from jsonschema import Draft202012Validator
 
 from jiayu.errors import InputError, Problem, json_pointer
 from jiayu.executor.catalog import schema_message
-from jiayu.executor.hubs.zigbee2mqtt import Z2mEntity, entities
+from jiayu.executor.hubs.zigbee2mqtt import Z2mEntity, entities, friendly_name_error
 from jiayu.home import parse_home, plain_name
 
 _TYPES = {
@@ -90,6 +90,8 @@ class Conversion:
     """The home file's JSON, already checked by `parse_home`."""
     skipped: tuple[str, ...]
     """One line per device left out and why ("遥控器: nothing to control or read")."""
+    unused: tuple[str, ...]
+    """Mapping entries that matched no device (a typo, or a device since removed)."""
 
 
 def build_home(
@@ -118,17 +120,21 @@ def convert(
     default_room = mapping.get("default_room")
     out: list[dict[str, Any]] = []
     skipped: list[str] = []
+    unused = set(entries)
     for device in devices:
         if not isinstance(device, Mapping):
             continue
         label = str(device.get("friendly_name") or device.get("ieee_address") or "?")
+        unused -= {
+            key
+            for key in entries
+            for known in (device.get("friendly_name"), device.get("ieee_address"))
+            if isinstance(known, str) and (key == known or key.startswith(known + "/"))
+        }
         found = entities(device)
         if not found:
-            if device.get("type") == "Coordinator":
-                continue
-            supported = isinstance(device.get("definition"), Mapping)
-            why = "nothing to control or read" if supported else "not supported by zigbee2mqtt"
-            skipped.append(f"{label}: {why}")
+            if device.get("type") != "Coordinator":
+                skipped.append(f"{label}: {_why_not(device, label)}")
             continue
         several = len(found) > 1
         for entity in found:
@@ -149,7 +155,15 @@ def convert(
             home[section] = mapping[section]
     home["devices"] = _unique_ids(out)
     parse_home(home, f"home built from zigbee2mqtt with {source}")
-    return Conversion(home, tuple(skipped))
+    return Conversion(home, tuple(skipped), tuple(sorted(unused)))
+
+
+def _why_not(device: Mapping[str, Any], label: str) -> str:
+    if not isinstance(device.get("definition"), Mapping):
+        return "not supported by zigbee2mqtt"
+    if (error := friendly_name_error(label)) is not None:
+        return f"its friendly name {error}"
+    return "nothing to control or read"
 
 
 def _entry(
@@ -241,15 +255,13 @@ def _check_mapping(data: object, source: str) -> dict[str, Any]:
     for key in data:
         if key not in ("floors", "rooms", "default_room", "devices"):
             bad(json_pointer([key]), f'unknown key "{key}"')
-    for section in ("floors", "rooms"):
+    for section, definition in (("floors", "floor"), ("rooms", "room")):
         items = data.get(section, [])
-        if not isinstance(items, list) or not all(
-            isinstance(i, Mapping)
-            and isinstance(i.get("id"), str)
-            and isinstance(i.get("name"), str)
-            for i in items
-        ):
-            bad(f"/{section}", "is not a list of objects with an id and a name")
+        if not isinstance(items, list):
+            bad(f"/{section}", "is not a list")
+            continue
+        for error in _definition(f"{definition}s").iter_errors(items):
+            bad(json_pointer([section, *error.absolute_path]), schema_message(error))
     rooms = data.get("rooms", [])
     room_ids = (
         {r.get("id") for r in rooms if isinstance(r, Mapping)} if isinstance(rooms, list) else set()
@@ -275,24 +287,26 @@ def _check_mapping(data: object, source: str) -> dict[str, Any]:
             elif field == "skip" and not isinstance(value, bool):
                 bad(pointer, "is not a boolean")
             elif field in _ENTRY_SCHEMAS:
-                for error in _entry_validator(_ENTRY_SCHEMAS[field]).iter_errors(value):
+                for error in _definition(_ENTRY_SCHEMAS[field]).iter_errors(value):
                     bad(pointer + json_pointer(error.absolute_path), schema_message(error))
     if problems:
         raise InputError(problems)
     return dict(data)
 
 
-# Entry fields that end up in the home are checked against the home schema's own definitions,
-# so a bad one is reported in the mapping file rather than in the home built from it.
+# What ends up in the home is checked against the home schema's own definitions, so a bad
+# value is reported in the mapping file rather than in the home built from it.
 _ENTRY_SCHEMAS = {"name": "name", "aliases": "aliases", "type": "type", "acts_as": "types"}
 
 
 @cache
-def _entry_validator(definition: str) -> Draft202012Validator:
+def _definition(name: str) -> Draft202012Validator:
+    """A validator for one of the home schema's definitions, or a list of them ("rooms")."""
     text = (files("jiayu") / "schemas" / "home.schema.json").read_text(encoding="utf-8")
-    schema = json.loads(text)
-    defs = {**schema["$defs"], "types": {"type": "array", "items": {"$ref": "#/$defs/type"}}}
-    return Draft202012Validator({"$defs": defs, "$ref": f"#/$defs/{definition}"})
+    defs = json.loads(text)["$defs"]
+    for one in ("floor", "room", "type"):
+        defs[f"{one}s"] = {"type": "array", "items": {"$ref": f"#/$defs/{one}"}}
+    return Draft202012Validator({"$defs": defs, "$ref": f"#/$defs/{name}"})
 
 
 # ---- fetching bridge/devices from the broker ------------------------------------------------
@@ -418,6 +432,8 @@ def run(args: argparse.Namespace) -> int:
         return 1
     for line in result.skipped:
         print(f"skipped {line}", file=sys.stderr)
+    for key in result.unused:
+        print(f"{args.rooms}: {json_pointer(['devices', key])}: matches no device", file=sys.stderr)
     return 0
 
 
