@@ -200,7 +200,7 @@ def _parse(data: object, source: str) -> dict[str, dict[str, Preference]]:
     if not isinstance(data, dict):
         report((), f"{_show(data)} is not an object")
     else:
-        check_document(data, "users", report)
+        _check_frame(data, report)
         stored = data.get("users")
         for user, prefs in stored.items() if isinstance(stored, dict) else ():
             if problem := _user_problem(user):
@@ -217,20 +217,18 @@ def _parse(data: object, source: str) -> dict[str, dict[str, Preference]]:
     return users
 
 
-def check_document(
-    data: dict[str, Any], body: str, report: Callable[[tuple[str, ...], str], None]
-) -> None:
-    """Check a state file's frame: {"version": 1, body: ...} and no other keys."""
+def _check_frame(data: dict[str, Any], report: Callable[[tuple[str, ...], str], None]) -> None:
+    """{"version": 1, "users": {...}} and no other keys."""
     if "version" not in data:
         report((), 'missing required key "version"')
     elif data["version"] != VERSION or isinstance(data["version"], bool):
         report(("version",), f"{_show(data['version'])} is not a version this jiayu reads (1)")
-    if body not in data:
-        report((), f"missing required key {_show(body)}")
-    elif not isinstance(data[body], dict | list):
-        report((body,), f"{_show(data[body])} is not what {_show(body)} holds")
+    if "users" not in data:
+        report((), 'missing required key "users"')
+    elif not isinstance(data["users"], dict):
+        report(("users",), f"{_show(data['users'])} is not an object")
     for key in data:
-        if key not in ("version", body):
+        if key not in ("version", "users"):
             report((), f"unknown key {_show(key)}")
 
 
