@@ -30,7 +30,8 @@ file says that. Its format (JSON; every key optional except as noted):
   zigbee2mqtt does not break the home.
 
 The coordinator, unsupported devices and devices with nothing we can control or read (remotes,
-buttons) are skipped. The result always passes `jiayu.home.parse_home`; an invalid one raises
+buttons) are skipped; the command says which on stderr, and which mapping entries matched no
+device. The result always passes `jiayu.home.parse_home`; an invalid one raises
 HomeError and is never written.
 """
 
