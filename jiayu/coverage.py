@@ -6,7 +6,8 @@ exercises, so a grammar author sees what no case tests.
 Grammar: every text of every case (history turns included) is compiled on its case's home;
 the tokens of each one that compiles are parsed again by a twin of the grammar in which no
 rule is inlined (the `?` marks removed: the language and its LALR tables are the same, only
-the tree keeps every rule's node). Each node is then matched to the alternative of the
+the tree keeps every rule's node; `_rule`s, which Lark always inlines, are renamed for
+the twin). Each node is then matched to the alternative of the
 source grammar (`a | b -> alias`) its children spell, so coverage speaks of the lines of
 grammar/jiayu.lark, not of Lark's expanded rules.
 
@@ -164,6 +165,15 @@ class _Compiler:
         return out
 
 
+KEEP = "keep_"
+"""Prefix given to `_rule` names in the twin grammar, taken off again when reading trees."""
+_INLINED = re.compile(r"(?<![A-Za-z0-9_])(_[a-z][a-z0-9_]*)")
+
+
+def _source_name(name: str) -> str:
+    return name[len(KEEP) :] if name.startswith(KEEP + "_") else name
+
+
 class _Given(Lexer):
     """Lark's custom-lexer hook: the tokens come from our lexicon."""
 
@@ -197,6 +207,8 @@ class GrammarMap:
         for i, alt in enumerate(alts):
             by_node.setdefault(alt.alias or alt.rule, []).append(i)
         twin = re.sub(r"^\?", "", grammar, flags=re.MULTILINE)
+        # Lark always inlines rules named _x; renamed, they keep their nodes too.
+        twin = _INLINED.sub(KEEP + r"\1", twin)
         return cls(
             tuple(alts),
             tuple(compiler.pattern(alt.expansion) for alt in alts),
@@ -209,15 +221,14 @@ class GrammarMap:
         alternative spells its children (a gap in this mapping, reported, never hidden)."""
         for node in tree.iter_subtrees():
             spelled = "".join(
-                f"{child.type if isinstance(child, LarkToken) else child.data} "
+                f"{child.type if isinstance(child, LarkToken) else _source_name(child.data)} "
                 for child in node.children
             )
+            name = _source_name(str(node.data))
             hits: list[int | str] = [
-                i
-                for i in self.by_node.get(str(node.data), ())
-                if self.patterns[i].fullmatch(spelled)
+                i for i in self.by_node.get(name, ()) if self.patterns[i].fullmatch(spelled)
             ]
-            yield from hits or [str(node.data)]
+            yield from hits or [name]
 
 
 @cache

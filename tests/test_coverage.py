@@ -26,6 +26,8 @@ start: clause (AND clause)*
        | OFF NAME         -> off
        | NAME
        | (ON | OFF) NUM+  -> on
+       | NAME _verb NAME  -> pair
+_verb: ON | OFF
 """
 
 
@@ -36,6 +38,9 @@ def test_alternatives_are_read_as_written() -> None:
         Alternative("clause", 1, "OFF NAME", "off"),
         Alternative("clause", 2, "NAME", None),
         Alternative("clause", 3, "(ON | OFF) NUM+", "on"),
+        Alternative("clause", 4, "NAME _verb NAME", "pair"),
+        Alternative("_verb", 0, "ON", None),
+        Alternative("_verb", 1, "OFF", None),
     ]
     assert alternatives(TOY)[4].label == "clause: (ON | OFF) NUM+ -> on"
 
@@ -43,6 +48,7 @@ def test_alternatives_are_read_as_written() -> None:
 def test_each_tree_node_is_matched_to_the_alternative_its_children_spell() -> None:
     grammar = GrammarMap.build(TOY)
     kinds = ["ON", "NAME", "AND", "NAME", "AND", "OFF", "NUM", "NUM", "AND", "ON", "NAME", "NUM"]
+    kinds += ["AND", "NAME", "OFF", "NAME"]
     tree = grammar.parser.parse([LarkToken(k, k.lower(), start_pos=i) for i, k in enumerate(kinds)])
     hits = Counter(grammar.alternatives[h].label for h in grammar.walk(tree))  # type: ignore[index]
     assert hits == {
@@ -50,6 +56,8 @@ def test_each_tree_node_is_matched_to_the_alternative_its_children_spell() -> No
         "clause: ON NAME NUM? -> on": 2,
         "clause: NAME": 1,
         "clause: (ON | OFF) NUM+ -> on": 1,
+        "clause: NAME _verb NAME -> pair": 1,
+        "_verb: OFF": 1,
     }
 
 
