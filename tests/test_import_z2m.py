@@ -224,3 +224,44 @@ def test_a_friendly_name_zigbee2mqtt_would_refuse_is_skipped_and_said_so() -> No
     assert "客厅/#: its friendly name holds an MQTT wildcard (+ or #)" in (
         convert(devices, ROOMS, name="测试之家").skipped
     )
+
+
+def test_a_fan_and_a_lux_sensor() -> None:
+    def feature(kind: str, name: str, prop: str, **more: Any) -> dict[str, Any]:
+        return {"type": kind, "name": name, "property": prop, "access": 7, **more}
+
+    fan = {
+        "ieee_address": "0xfan",
+        "friendly_name": "卧室/吊扇",
+        "type": "Router",
+        "definition": {
+            "description": "Ceiling fan",
+            "exposes": [
+                {
+                    "type": "fan",
+                    "features": [
+                        feature("binary", "state", "fan_state", value_on="ON", value_off="OFF"),
+                        feature(
+                            "enum", "mode", "fan_mode", values=["off", "low", "medium", "high"]
+                        ),
+                    ],
+                }
+            ],
+        },
+    }
+    lux = {
+        "ieee_address": "0xlux",
+        "friendly_name": "卧室/光照",
+        "type": "EndDevice",
+        "definition": {
+            "description": "Light sensor",
+            "exposes": [
+                feature("numeric", "illuminance", "illuminance", unit="lx", access=1),
+                feature("numeric", "illuminance_raw", "illuminance_raw", access=1),
+            ],
+        },
+    }
+    devices = by_id(build_home([fan, lux], ROOMS, name="测试之家"))
+    assert devices["z2m_0xfan"]["type"] == "Fan"
+    assert devices["z2m_0xfan"]["capabilities"] == ["onoff", "fan_speed"]
+    assert devices["z2m_0xlux"]["capabilities"] == ["illuminance_sensor"]
