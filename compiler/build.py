@@ -270,13 +270,9 @@ class Builder:
             # 卫生间和浴室的不用开: only what is taken away, then a verb: it qualifies the
             # phrase it follows (or precedes), never "everything but these".
             return _Qualifier(targets[0].exclude, targets.after, targets.start)
-        tails = [
-            t
-            for c in children
-            if isinstance(c, Tail | list) and c is not targets
-            for t in _tails(c)
-        ]
-        if len(tails) > 1 and any(t.action == "query" for t in tails):
+        said = [c for c in children if isinstance(c, Tail | list) and c is not targets]
+        tails = [t for c in said for t in _tails(c)]
+        if len(said) > 1 and any(t.action == "query" for t in tails):
             # 会客模式打开: a query run into an action is a misreading, not two requests.
             raise Unsupported(
                 "a question and an action run together", "unexpected_word", targets.start
@@ -316,6 +312,9 @@ class Builder:
         clauses: Group = []
         for target in targets:
             scene = self._scene_of(target)
+            if len(target.places) > 1 and target.quantifier == "one":
+                # 客厅和卧室的: an answer naming several places means what is in each of them.
+                target = replace(target, quantifier="all")
             clause = Clause("scene", target, scene=scene) if scene else Clause("select", target)
             self._select_at[id(clause)] = targets.start
             clauses.append(clause)

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from jiayu.compiler import CONFIDENCE_THRESHOLD, compile_text
 from jiayu.compiler.numbers import chinese_integer, scan_number
 from jiayu.engine import Engine
-from jiayu.ir import NoParse, Parse
+from jiayu.home import Home
+from jiayu.ir import NoParse, Parse, Target, Timing, Value
 from jiayu.text import normalize
 
 
@@ -209,3 +212,314 @@ def test_a_lexicon_is_built_from_the_home_not_the_grammar(demo_engine: Engine) -
 
     assert "大白" in demo_engine.lexicon.entries
     assert "大白" not in GRAMMAR_TEXT
+
+
+# --- whole utterances only (issue 8 item 1) ----------------------------------------------
+
+
+def _excluded_rooms(target: object) -> set[str | None]:
+    assert isinstance(target, Target)
+    return {p.id for e in target.exclude for p in e.places}
+
+
+@pytest.mark.parametrize(
+    ("text", "nouns", "rooms"),
+    [
+        ("打开所有灯，客厅和卧室除外", ["灯"], {"living", "bedroom"}),
+        ("关掉所有空调，儿童房和主卧不用关", ["空调"], {"kids", "master"}),
+        ("除了书房，打开所有灯和空调", ["灯", "空调"], {"study"}),
+        ("打开所有灯和空调，书房除外", ["灯", "空调"], {"study"}),
+        ("打开除书房外的灯和空调", ["灯", "空调"], {"study"}),
+        ("所有空调和风扇都关掉，卧室的不用关", ["空调", "风扇"], {"bedroom"}),
+        ("二楼除了儿童房的灯都关掉", ["灯"], {"kids"}),
+    ],
+)
+def test_an_exclusion_applies_to_every_noun_of_the_phrase_it_limits(
+    engine: Engine, text: str, nouns: list[str], rooms: set[str]
+) -> None:
+    clauses = _parse(engine, text).clauses
+    assert [c.target.type_word for c in clauses if c.target] == nouns
+    for clause in clauses:
+        assert _excluded_rooms(clause.target) == rooms
+
+
+def test_an_exclusion_by_name_said_after_the_clause_attaches_to_it(engine: Engine) -> None:
+    (clause,) = _parse(engine, "把插座都关了，烧水壶和电饭煲除外").clauses
+    assert clause.target is not None
+    assert [e.name.text for e in clause.target.exclude if e.name] == ["烧水壶", "电饭煲"]
+
+
+@pytest.mark.parametrize(
+    ("text", "reason"),
+    [
+        ("打开所有灯，客厅", "unexpected_word"),  # a target alone after a command
+        ("书房除外", "unattached"),  # an exclusion with nothing to take it from
+        ("打开所有的灯和那个蓝色的东西", "unexpected_word"),  # a word that names nothing
+        ("打开客厅灯，然后给我讲个笑话", "unexpected_word"),
+        ("天气怎么样", "not_home"),
+        ("今天星期几", "not_home"),
+        ("几点了", "not_home"),
+        ("你好", "not_home"),
+    ],
+)
+def test_what_cannot_be_attached_is_a_no_parse_never_a_clause(
+    engine: Engine, text: str, reason: str
+) -> None:
+    compiled = compile_text(text, engine.lexicon)
+    assert isinstance(compiled, NoParse), compiled
+    assert compiled.reason == reason
+
+
+def test_a_stray_target_names_where_it_was_said(engine: Engine) -> None:
+    compiled = compile_text("打开所有灯，客厅", engine.lexicon)
+    assert isinstance(compiled, NoParse)
+    assert compiled.text[compiled.position :] == "客厅"
+
+
+def test_an_unknown_word_in_target_position_that_shares_a_name_character_is_a_name(
+    engine: Engine,
+) -> None:
+    # 老伙计 is a device: 老伙伴 might be it said loosely, so the resolver decides.
+    clause = _parse(engine, "把老伙伴关掉").clauses[0]
+    assert clause.target is not None and clause.target.name is not None
+    assert clause.target.name.match == "unknown"
+
+
+def test_a_clarify_answer_may_name_several_places_or_all(engine: Engine) -> None:
+    (both,) = _parse(engine, "客厅和卧室的").clauses
+    assert both.action == "select" and both.target is not None
+    assert [p.id for p in both.target.places] == ["living", "bedroom"]
+    for text in ("两个都关", "都要"):
+        (clause,) = _parse(engine, text).clauses
+        assert clause.action == "select" and clause.target is not None
+        assert clause.target.quantifier == "all"
+
+
+# --- negation, cancel ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("text", ["别开灯", "不要关空调", "灯不用开了", "别把客厅灯关了"])
+def test_a_negated_command_is_marked_never_reversed(engine: Engine, text: str) -> None:
+    (clause,) = _parse(engine, text).clauses
+    assert clause.negated
+    assert clause.action in ("on", "off")
+
+
+def test_negation_marks_only_its_own_clause(engine: Engine) -> None:
+    clauses = _parse(engine, "别关烧水壶，把电饭煲关了").clauses
+    assert [(c.action, c.negated) for c in clauses] == [("off", True), ("off", False)]
+
+
+@pytest.mark.parametrize("text", ["算了", "不用了", "停下", "取消", "不要了", "不用"])
+def test_stop_words_alone_cancel(engine: Engine, text: str) -> None:
+    assert [c.action for c in _parse(engine, text).clauses] == ["cancel"]
+
+
+# --- questions ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "question", "attribute", "expected"),
+    [
+        ("有没有灯开着", "any", "on", True),
+        ("哪些灯开着", "which", "on", True),
+        ("几盏灯开着", "count", "on", True),
+        ("客厅有几盏灯开着", "count", "on", True),
+        ("所有门都锁了吗", "all", "locked", True),
+        ("客厅灯是不是开着的", "yes_no", "on", True),
+        ("门锁上锁了吗", "yes_no", "locked", True),
+        ("书房灯关了没", "yes_no", "on", False),
+        ("客廳燈係唔係開咗", "yes_no", "on", True),
+    ],
+)
+def test_set_and_yes_no_questions(
+    engine: Engine, text: str, question: str, attribute: str, expected: object
+) -> None:
+    clause = _parse(engine, text).clauses[0]
+    assert (clause.action, clause.question, clause.attribute, clause.expected) == (
+        "query",
+        question,
+        attribute,
+        expected,
+    )
+
+
+def test_doors_and_windows_are_two_sets_asked_together(engine: Engine) -> None:
+    clauses = _parse(engine, "门窗都关好了吗").clauses
+    assert [(c.target.device_type, c.question) for c in clauses if c.target] == [
+        ("Lock", "all"),
+        ("Blind", "all"),
+    ]
+
+
+# --- timing, schedules, preferences ----------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "timing"),
+    [
+        ("半小时后关空调", Timing(delay_s=1800)),
+        ("十分钟后把灯关了", Timing(delay_s=600)),
+        ("一个半小时以后关掉客厅灯", Timing(delay_s=5400)),
+        ("过二十分钟关灯", Timing(delay_s=1200)),
+        ("晚上十点关灯", Timing(hour=22)),
+        ("明天早上七点打开窗帘", Timing(hour=7, day=1)),
+        ("下午三点半打开客厅空调", Timing(hour=15, minute=30)),
+        ("十点一刻关灯", Timing(hour=10, minute=15)),
+    ],
+)
+def test_delayed_commands_carry_when(engine: Engine, text: str, timing: Timing) -> None:
+    clause = _parse(engine, text).clauses[0]
+    assert clause.when == timing
+    assert clause.action in ("on", "off")
+
+
+def test_a_decimal_is_not_a_clock_time(engine: Engine) -> None:
+    clause = _parse(engine, "空调调到二十六点五度").clauses[0]
+    assert clause.when is None
+    assert clause.value is not None and clause.value.number == 26.5
+
+
+@pytest.mark.parametrize(
+    ("text", "action", "type_word"),
+    [
+        ("取消定时", "schedule_cancel", None),
+        ("取消关空调的定时", "schedule_cancel", "空调"),
+        ("还有多久关空调", "schedule_query", "空调"),
+    ],
+)
+def test_schedules_are_cancelled_and_asked_about(
+    engine: Engine, text: str, action: str, type_word: str | None
+) -> None:
+    (clause,) = _parse(engine, text).clauses
+    assert clause.action == action
+    assert (clause.target.type_word if clause.target else None) == type_word
+
+
+@pytest.mark.parametrize(
+    ("text", "attribute", "number", "word"),
+    [
+        ("记住我喜欢26度", "target_temperature", 26.0, None),
+        ("我喜欢暖光", "color_temp", None, "warm"),
+        ("我看电视的音量是20", "volume", 20.0, None),
+    ],
+)
+def test_preferences_are_remembered_with_their_value(
+    engine: Engine, text: str, attribute: str, number: float | None, word: str | None
+) -> None:
+    (clause,) = _parse(engine, text).clauses
+    assert clause.action == "remember" and clause.value is not None
+    assert (clause.value.attribute, clause.value.number, clause.value.word) == (
+        attribute,
+        number,
+        word,
+    )
+
+
+def test_a_preferred_value_is_asked_of_the_user_store(engine: Engine) -> None:
+    (clause,) = _parse(engine, "调到我喜欢的温度").clauses
+    assert clause.value == Value("preferred", "target_temperature")
+    on, preferred = _parse(engine, "按我的习惯开灯").clauses
+    assert (on.action, preferred.action, preferred.value) == ("on", "set", Value("preferred"))
+
+
+# --- values, words, lexing -------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("客厅灯调到三成", Value("absolute", None, 30.0, None, "%")),
+        ("客厅灯一半亮", Value("absolute", "brightness", 50.0, None, "%")),
+        ("风扇大一档", Value("relative", "fan_speed", direction=1)),
+        ("客厅窗帘再开一点", Value("relative", direction=1)),
+        ("色温2700开", Value("absolute", "color_temp", 2700.0, None, "K")),
+        ("空调调到负五度", Value("absolute", "target_temperature", -5.0, None, "°C")),
+        ("空调调到零下五度", Value("absolute", "target_temperature", -5.0, None, "°C")),
+        ("客厅灯亮度百分之五十", Value("absolute", "brightness", 50.0, None, "%")),
+        ("客厅灯调成暖光", Value("absolute", "color_temp", None, "warm")),
+        ("书房台灯切成暖白光", Value("absolute", "color_temp", None, "warm")),
+        ("主卧灯来个自然光", Value("absolute", "color_temp", None, "natural")),
+        ("客厅灯调成冷白光", Value("absolute", "color_temp", None, "cool")),
+        ("客厅风扇转速调大", Value("relative", "fan_speed", direction=1)),
+        ("亮度拉满", Value("extreme", "brightness", direction=1)),
+    ],
+)
+def test_spoken_values(engine: Engine, text: str, value: Value) -> None:
+    assert _parse(engine, text).clauses[-1].value == value
+
+
+@pytest.mark.parametrize(("numeral", "value"), [("一百零一", 101), ("三千零五十", 3050)])
+def test_zero_keeps_the_next_digit_in_its_place(numeral: str, value: int) -> None:
+    assert chinese_integer(numeral) == value
+
+
+@pytest.mark.parametrize(
+    ("text", "kinds"),
+    [
+        ("关掉卫生间灯", ["OFF", "NAME"]),
+        ("打到26度", ["SET", "NUM", "DEG"]),
+        ("打开大门锁", ["ON", "TYPE"]),
+        ("打开客厅吸顶灯", ["ON", "ROOM", "NAME"]),
+        ("空调全开", ["TYPE", "ON"]),
+        ("锁门", ["OFF", "TYPE"]),
+        ("客廳嘅燈閂咗", ["ROOM", "DE", "TYPE", "OFF"]),
+        ("打开睡房的灯", ["ON", "ROOM", "DE", "TYPE"]),
+    ],
+)
+def test_exact_words_win_over_slips(engine: Engine, text: str, kinds: list[str]) -> None:
+    compiled = compile_text(text, engine.lexicon)
+    assert [t.kind for t in compiled.tokens if t.kind != "FILLER"] == kinds
+    assert all(t.match != "pinyin" for t in compiled.tokens)
+
+
+def test_a_pinyin_reading_never_cuts_a_word_said_exactly(demo_home: Home) -> None:
+    # In a home without 卫生间, 关掉卫生间 must not become 关 + 掉卫(调为) + 生间.
+    from jiayu.compiler import Lexicon
+
+    home = replace(demo_home, rooms=tuple(r for r in demo_home.rooms if r.name != "卫生间"))
+    tokens = Lexicon(home).lex("关掉卫生间")
+    assert tokens[0].said == "关掉"
+
+
+@pytest.mark.parametrize(
+    ("text", "actions"),
+    [
+        ("把次卧空调打开调到24度", ["on", "set"]),
+        ("关主卧灯开床头灯", ["off", "on"]),
+        ("客厅灯关喽", ["off"]),
+        ("窗帘放下来", ["off"]),
+        ("客厅窗帘升起来", ["on"]),
+        ("在客厅切到下一首", ["next_track"]),
+        ("客厅音箱暂停音乐", ["pause"]),
+        ("把场景切换到回家模式", ["scene"]),
+        ("换台", ["next_track"]),
+        ("别静音了", ["unmute"]),
+    ],
+)
+def test_spoken_verbs_and_two_actions_without_a_separator(
+    engine: Engine, text: str, actions: list[str]
+) -> None:
+    assert [c.action for c in _parse(engine, text).clauses] == actions
+
+
+def test_a_leading_place_applies_to_the_clause(engine: Engine) -> None:
+    (clause,) = _parse(engine, "在客厅切到下一首").clauses
+    assert clause.target is not None
+    assert [p.id for p in clause.target.places] == ["living"]
+
+
+def test_pypinyin_is_loaded_only_when_a_slip_needs_it() -> None:
+    import subprocess
+    import sys
+
+    # (The engine warms the pinyin index in a background thread; the compiler alone never
+    # pays for pypinyin's 50 MiB until a slip needs it.)
+    code = (
+        "import sys; from jiayu.cli import demo_home_path; from jiayu.home import load_home;"
+        "from jiayu.compiler import Lexicon, compile_text;"
+        "compile_text('打开客厅灯', Lexicon(load_home(demo_home_path())));"
+        "print('pypinyin' in sys.modules)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
