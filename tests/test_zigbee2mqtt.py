@@ -331,3 +331,16 @@ def test_a_broker_that_refuses_us_is_refused(home: Home, tmp_path: Path) -> None
     with running_broker(tmp_path, anonymous=False) as closed, pytest.raises(HubError) as raised:
         Zigbee2MqttHub(home, host=closed.host, port=closed.port, connect_timeout=2.0)
     assert raised.value.reason == "refused"
+
+
+def test_unlocking_waits_for_the_confirmation(
+    hub: Zigbee2MqttHub, fake: FakeZ2m, home: Home
+) -> None:
+    engine = Engine(home, hub=hub)
+    asked = engine.turn("打开入户门锁")
+    assert asked.outcome == "confirm", asked.reply
+    assert fake.states["入户门锁"]["state"] == "LOCK"
+    assert not fake.topics()
+    done = engine.turn("确认")
+    assert done.commands == [{"device": LOCK, "command": "unlock", "params": {}}], done.reply
+    assert fake.states["入户门锁"]["lock_state"] == "unlocked"
