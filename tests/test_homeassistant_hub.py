@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import pytest
@@ -93,6 +94,19 @@ def test_each_call_gets_its_own_message_id(fake: FakeHomeAssistant, hub: HomeAss
     ]
     _eventually(lambda: hub.read("lock.front_door") == {"locked": False})
     _eventually(lambda: hub.read("cover.study") == {"position": 30})
+
+
+def test_threads_sharing_one_hub_each_get_their_own_answer(fake: FakeHomeAssistant) -> None:
+    # Not connected yet: the threads race to connect, and none may read an empty cache.
+    hub = HomeAssistantHub(fake.url, fake.token, timeout=2.0)
+    values = list(range(10, 90, 10))
+    with ThreadPoolExecutor(len(values)) as pool:
+        reads = list(pool.map(lambda _: hub.read("lock.front_door"), values))
+        list(pool.map(lambda v: hub.send("light.living", "set_brightness", {"value": v}), values))
+    hub.close()
+    assert reads == [{"locked": True}] * len(values)
+    assert sorted(c["service_data"]["brightness_pct"] for c in fake.calls) == values
+    assert len({c["id"] for c in fake.calls}) == len(values)
 
 
 def test_reads_map_ha_states_to_ours(hub: HomeAssistantHub) -> None:

@@ -266,7 +266,9 @@ class HomeAssistantHub:
         self._states: dict[str, tuple[str, dict[str, Any]]] = {}
         self._subscription: int | None = None
         self._snapshot: int | None = None
-        self._lock = threading.Lock()  # guards the fields above and each send on the socket
+        self._live = False  # connected, subscribed and holding a snapshot
+        self._lock = threading.Lock()  # guards the fields above
+        self._sending = threading.Lock()  # one message on the socket at a time
         self._connecting = threading.Lock()  # one connection attempt at a time
 
     # The Hub protocol.
@@ -308,12 +310,14 @@ class HomeAssistantHub:
         """Open the connection now (else the first read or send does); HaConnectionError when
         HA cannot be reached or refuses the token."""
         with self._connecting:
-            if self._ws is not None:
+            if self._live:
                 return
             ws = self._open()
             with self._lock:
                 self._ws = ws
-            threading.Thread(target=self._listen, args=(ws,), daemon=True).start()
+            threading.Thread(
+                target=self._listen, args=(ws,), name="jiayu-ha-reader", daemon=True
+            ).start()
             try:
                 # Subscribe before the snapshot, so no change falls between the two.
                 self._wait(
@@ -326,6 +330,9 @@ class HomeAssistantHub:
                 self._drop(ws)
                 ws.close()
                 raise HaConnectionError(f"{self.url}: no answer to the first commands") from exc
+            with self._lock:
+                # Only now may reads trust the cache; until then they wait on _connecting.
+                self._live = self._ws is ws
 
     def close(self) -> None:
         """Close the connection; a later read or send opens a new one."""
@@ -366,15 +373,19 @@ class HomeAssistantHub:
                 self._subscription = number
             elif role == "snapshot":
                 self._snapshot = number
-            try:
+        # Sent outside _lock: a send blocked on a full socket must not stall the reader thread,
+        # which needs _lock to deliver answers.
+        try:
+            with self._sending:
                 ws.send(json.dumps({**message, "id": number}))
-            except Exception as exc:  # the socket's own errors vary by failure
+        except Exception as exc:  # the socket's own errors vary by failure
+            with self._lock:
                 self._waiting.pop(number, None)
-                raise HaConnectionError(f"{self.url}: {exc}") from exc
+            raise HaConnectionError(f"{self.url}: {exc}") from exc
         return future
 
     def _ensure(self) -> None:
-        if self._ws is None:
+        if not self._live:
             self.connect()
 
     def _open(self) -> ClientConnection:
@@ -464,6 +475,7 @@ class HomeAssistantHub:
             if self._ws is not ws:
                 return
             self._ws = None
+            self._live = False
             self._subscription = self._snapshot = None
             self._states.clear()
             waiting, self._waiting = self._waiting, {}
