@@ -58,6 +58,7 @@ class FakeHomeAssistant:
         self.location_name = "我的家"
         self._lock = threading.Lock()
         self._subscribers: list[tuple[ServerConnection, int, threading.Lock]] = []
+        self._connections: set[ServerConnection] = set()
         self._server: Server | None = None
         self.url = ""
 
@@ -103,7 +104,16 @@ class FakeHomeAssistant:
         assert self._server is not None
         self._server.shutdown()
 
+    def disconnect(self) -> None:
+        """Close every client's connection, as a restarting HA does."""
+        with self._lock:
+            connections = list(self._connections)
+        for ws in connections:
+            ws.close()
+
     def _handle(self, ws: ServerConnection) -> None:
+        with self._lock:
+            self._connections.add(ws)
         send_lock = threading.Lock()
 
         def send(message: Mapping[str, Any]) -> None:
@@ -128,6 +138,7 @@ class FakeHomeAssistant:
         finally:
             with self._lock:
                 self._subscribers = [s for s in self._subscribers if s[0] is not ws]
+                self._connections.discard(ws)
 
     def _answer(
         self, ws: ServerConnection, message: dict[str, Any], send_lock: threading.Lock

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -169,6 +170,20 @@ def test_a_lost_connection_is_reopened(fake: FakeHomeAssistant, hub: HomeAssista
     hub.close()
     hub.send("light.living", "turn_on", {})
     assert len(fake.calls) == 1
+
+
+def test_ha_dropping_the_connection_fails_the_waiting_send_as_offline(
+    fake: FakeHomeAssistant, hub: HomeAssistantHub
+) -> None:
+    fake.stalled.add("light.living")
+    threading.Timer(0.2, fake.disconnect).start()
+    with pytest.raises(HubError) as caught:
+        hub.send("light.living", "turn_on", {})
+    assert caught.value.reason == "offline"  # never a success it cannot know
+    fake.stalled.clear()
+    # The next use connects again, with a fresh snapshot.
+    fake.set_state("lock.front_door", "unlocked")
+    assert hub.read("lock.front_door") == {"locked": False}
 
 
 @pytest.mark.parametrize(
