@@ -232,3 +232,54 @@ def test_answers_shaped_unlike_has_are_one_line_and_exit_2(
     err = capsys.readouterr().err
     assert err.count("\n") == 1
     assert "unexpected answer" in err
+
+
+@pytest.mark.parametrize(
+    ("entity_id", "attributes", "expected"),
+    [
+        (
+            "switch.plug",
+            {"device_class": "outlet"},
+            {"type": "SmartPlug", "capabilities": ["onoff"]},
+        ),
+        (
+            "fan.f",
+            {"supported_features": 1},
+            {"type": "Fan", "capabilities": ["onoff", "fan_speed"]},
+        ),
+        ("cover.blind", {}, {"type": "Blind", "capabilities": ["cover"]}),
+        # A garage door opens the house: the risk gate treats it as a lock.
+        (
+            "cover.garage",
+            {"device_class": "garage"},
+            {"type": "Blind", "capabilities": ["cover"], "acts_as": ["Lock"]},
+        ),
+        ("valve.water", {}, {"type": "Valve", "capabilities": ["valve"]}),
+        (
+            "media_player.tv",
+            {"device_class": "tv", "supported_features": 128 | 256 | 4},
+            {"type": "Television", "capabilities": ["onoff", "volume"]},
+        ),
+        (
+            "climate.heater",
+            {"supported_features": 1, "hvac_modes": ["off", "heat"], "min_temp": 5, "max_temp": 35},
+            {
+                "type": "Heater",
+                "capabilities": ["onoff", "target_temperature", "hvac_mode"],
+                "limits": {"target_temperature": {"min": 5, "max": 35}},
+            },
+        ),
+        (
+            "light.dumb",
+            {"supported_color_modes": ["onoff"]},
+            {"type": "Light", "capabilities": ["onoff"]},
+        ),
+        ("sensor.power", {"device_class": "power"}, None),
+        ("media_player.bare", {"supported_features": 0}, None),
+        ("automation.x", {}, None),
+    ],
+)
+def test_what_an_entity_can_do(
+    entity_id: str, attributes: dict[str, object], expected: dict[str, object] | None
+) -> None:
+    assert ha.describe(entity_id, attributes) == expected
