@@ -7,10 +7,11 @@ hub author fixes a file in one round.
 
 from __future__ import annotations
 
+import gc
 import json
 import math
 import os
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, cast
@@ -144,6 +145,7 @@ class _Index:
     scenes: Mapping[str, Scene]
     in_room: Mapping[str, tuple[Device, ...]]
     on_floor: Mapping[str, tuple[Room, ...]]
+    room_words: Mapping[str, tuple[str, ...]]
 
 
 @dataclass(frozen=True)
@@ -182,6 +184,7 @@ class Home:
             scenes={s.id: s for s in self.scenes},
             in_room={k: tuple(v) for k, v in in_room.items()},
             on_floor={k: tuple(v) for k, v in on_floor.items()},
+            room_words={r.id: _room_words(r) for r in self.rooms},
         )
         object.__setattr__(self, "_index", index)
 
@@ -216,11 +219,11 @@ class Home:
     def bare_name(self, device: Device) -> str | None:
         """The device's name without its room's name in front (客厅台灯 → 台灯), if it has one;
         in its plain form (`plain_name`), as names are compared."""
-        room = self._index.rooms.get(device.room)
-        if room is None:
+        words = self._index.room_words.get(device.room)
+        if words is None:
             return None
         name = plain_name(device.name)
-        prefix = room_prefix(room, name)
+        prefix = _prefix(words, name)
         if prefix is None:
             return None
         return name[len(prefix) :] or None
@@ -230,8 +233,16 @@ def room_prefix(room: Room, name: str) -> str | None:
     """The plain form (`plain_name`) of the room's name or alias that the plain name `name`
     starts with, longest first (so 主卧室空调 in a room called 主卧 with alias 主卧室 gives
     主卧室); None if it starts with neither."""
-    words = sorted({plain_name(w) for w in (room.name, *room.aliases)}, key=len, reverse=True)
-    return next((w for w in words if w and name.startswith(w)), None)
+    return _prefix(_room_words(room), name)
+
+
+def _room_words(room: Room) -> tuple[str, ...]:
+    words = {plain_name(w) for w in (room.name, *room.aliases)} - {""}
+    return tuple(sorted(words, key=len, reverse=True))
+
+
+def _prefix(words: tuple[str, ...], name: str) -> str | None:
+    return next((w for w in words if name.startswith(w)), None)
 
 
 _SECTIONS = ("floors", "rooms", "groups", "scenes", "devices")
@@ -240,7 +251,15 @@ _SECTIONS = ("floors", "rooms", "groups", "scenes", "devices")
 def load_home(path: str | os.PathLike[str], *, label: str | None = None) -> Home:
     """Read, check and build the home in a JSON file; HomeError lists every problem."""
     source = label if label is not None else os.fspath(path)
-    return parse_home(read_json(path, source, HomeError), source)
+    # A big home is millions of new objects that all live on: the collector would rescan them
+    # again and again while they are made (a third of the time at 100,000 devices).
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        return parse_home(read_json(path, source, HomeError), source)
+    finally:
+        if collecting:
+            gc.enable()
 
 
 def parse_home(data: object, source: str) -> Home:
@@ -338,17 +357,26 @@ class _StateCheck:
     runs a JSON Schema validator."""
 
     def __init__(self) -> None:
-        self._seen: dict[tuple[object, ...], str | None] = {}
+        self._by_kind: dict[tuple[object, ...], dict[tuple[object, ...], str | None]] = {}
 
-    def __call__(self, device: Device, attribute: str, value: object) -> str | None:
-        if isinstance(value, (dict, list)):
-            return state_error(device, attribute, value)
-        # Everything state_error reads: the capabilities, the limits, the value with its
-        # type (so True and 1 stay apart).
-        key = (attribute, type(value), value, device.capabilities, *device.limits.items())
-        if key not in self._seen:
-            self._seen[key] = state_error(device, attribute, value)
-        return self._seen[key]
+    def errors(self, device: Device) -> Iterator[tuple[str, str]]:
+        """(attribute, problem) for each state attribute the device cannot hold."""
+        # Everything state_error reads of the device: its capabilities and limits.
+        kind = (device.capabilities, *device.limits.items())
+        seen = self._by_kind.setdefault(kind, {})
+        for attribute, value in device.state.items():
+            if not _finite(value):
+                error: str | None = "not a finite number"
+            elif isinstance(value, (dict, list)):
+                error = state_error(device, attribute, value)
+            else:
+                # The type too, so True and 1 stay apart.
+                key = (attribute, type(value), value)
+                if key not in seen:
+                    seen[key] = state_error(device, attribute, value)
+                error = seen[key]
+            if error is not None:
+                yield attribute, error
 
 
 def _device(
@@ -385,11 +413,8 @@ def _device(
         acts_as=frozenset(d.get("acts_as", ())),
         state=MappingProxyType(dict(d.get("state", {}))),
     )
-    for attribute, value in device.state.items():
-        if not _finite(value):
-            report((*path, "state", attribute), "not a finite number")
-        elif (error := check_state(device, attribute, value)) is not None:
-            report((*path, "state", attribute), error)
+    for attribute, error in check_state.errors(device):
+        report((*path, "state", attribute), error)
     return device
 
 

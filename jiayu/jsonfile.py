@@ -217,6 +217,12 @@ class _Compiler:
             return _always
         if not isinstance(schema, Mapping):
             return _never
+        keywords = {k for k in schema if k not in _NOTES}
+        # The two shapes nearly every value of a home has, each as one closure.
+        if schema.get("type") == "object" and keywords <= _OBJECT_KEYWORDS:
+            return self._object(schema)
+        if schema.get("type") == "string" and keywords <= _STRING_KEYWORDS:
+            return _string(schema)
         checks = [self._keyword(k, v, schema) for k, v in schema.items() if k not in _NOTES]
         checks = [c for c in checks if c is not _always]
         if not checks:
@@ -294,6 +300,21 @@ class _Compiler:
                 return _always  # checked with "if"
         raise ValueError(f"schema keyword {key!r} is not supported by the fast check")
 
+    def _object(self, schema: Mapping[str, Any]) -> _Check:
+        known = {k: self.compile(s) for k, s in schema.get("properties", {}).items()}
+        other = self.compile(schema.get("additionalProperties", True))
+        needed = frozenset(schema.get("required", ()))
+
+        def check(value: object) -> bool:
+            if not isinstance(value, dict) or not needed <= value.keys():
+                return False
+            for k, v in value.items():  # noqa: SIM110 (as in compile)
+                if not known.get(k, other)(v):
+                    return False
+            return True
+
+        return check
+
     def _properties(self, properties: Mapping[str, Any], additional: object) -> _Check:
         known = {k: self.compile(s) for k, s in properties.items()}
         other = self.compile(additional)
@@ -314,6 +335,25 @@ def _items(item: _Check) -> _Check:
         if not isinstance(value, list):
             return True
         return all(map(item, value))
+
+    return check
+
+
+_OBJECT_KEYWORDS = frozenset({"type", "required", "properties", "additionalProperties"})
+_STRING_KEYWORDS = frozenset({"type", "pattern", "minLength", "maxLength"})
+
+
+def _string(schema: Mapping[str, Any]) -> _Check:
+    shortest = schema.get("minLength", 0)
+    longest = schema.get("maxLength", math.inf)
+    search = re.compile(schema["pattern"]).search if "pattern" in schema else None
+
+    def check(value: object) -> bool:
+        return (
+            isinstance(value, str)
+            and shortest <= len(value) <= longest
+            and (search is None or search(value) is not None)
+        )
 
     return check
 

@@ -62,7 +62,9 @@ def test_demo_home_loads_with_all_its_parts() -> None:
     home = demo()
     assert home.name == "示范之家"
     assert home.source == str(DEMO)
-    assert (len(home.floors), len(home.rooms), len(home.groups), len(home.scenes)) == (2, 11, 3, 5)
+    parts = (home.floors, home.rooms, home.groups, home.scenes, home.devices)
+    sections = ("floors", "rooms", "groups", "scenes", "devices")
+    assert [len(p) for p in parts] == [len(demo_data()[s]) for s in sections]
     assert len(home.devices) == 70
 
 
