@@ -15,7 +15,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from jiayu.compiler.numbers import NUMBER_START, TIME_START, scan_number, scan_time
+from jiayu.compiler.numbers import NUMBER_START, TIME_START, TIME_WORDS, scan_number, scan_time
 from jiayu.compiler.pinyin import name_keys, said_key
 from jiayu.grammar.vocab import (
     CLASSIFIERS,
@@ -162,6 +162,8 @@ class Lexicon:
         entries, prefixes, max_len = self.entries, self._prefixes, self._max_len
         pinyin_index = self.pinyin_index() if use_pinyin else None
         inside = self._exact_interiors(text) if use_pinyin else frozenset()
+        # A time needs one of these words; most utterances have none, so never scan for one.
+        timely = TIME_START if any(word in text for word in TIME_WORDS) else frozenset()
         for i in range(n):
             cost = best[i]
             if cost is None:
@@ -182,7 +184,7 @@ class Lexicon:
                     if text.startswith("成", end) and 0 < value <= 10:
                         end, value = end + 1, _Tenths(value * 10)  # 三成 is 30%
                     _relax(best, back, end, step, (i, value, "exact"))
-            if text[i] in TIME_START:
+            if text[i] in timely:
                 timing = scan_time(text, i)
                 if timing is not None:
                     _relax(best, back, timing[0], step, (i, timing[1], "exact"))

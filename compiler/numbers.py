@@ -32,7 +32,7 @@ def scan_number(text: str, start: int) -> tuple[int, float] | None:
     return found[0], sign * found[1]
 
 
-def _scan(text: str, start: int) -> tuple[int, float] | None:
+def _scan(text: str, start: int, *, decimals: bool = True) -> tuple[int, float] | None:
     end = start
     n = len(text)
     if end < n and text[end] in _ASCII_DIGITS:
@@ -50,8 +50,8 @@ def _scan(text: str, start: int) -> tuple[int, float] | None:
     value = chinese_integer(text[start:end])
     if value is None:
         return None
-    # 二十六点五: a decimal part is read digit by digit.
-    if end + 1 < n and text[end] == "点" and text[end + 1] in DIGITS:
+    # 二十六点五: a decimal part is read digit by digit (not in a clock time: 十点一刻).
+    if decimals and end + 1 < n and text[end] == "点" and text[end + 1] in DIGITS:
         frac_end = end + 1
         while frac_end < n and text[frac_end] in DIGITS:
             frac_end += 1
@@ -121,6 +121,8 @@ _EVENING = 13  # a shift of 12 hours that also makes 十二点 midnight
 _CLAUSE_BREAK = frozenset(",，。;；!！?？")
 TIME_START = NUMBER_START | frozenset("半过再今明后早上清凌中下傍晚夜")
 """Characters a time can start with: a cheap test before scanning."""
+TIME_WORDS = ("小时", "钟头", "分", "秒", "点", ":")
+"""Every time said has one of these (a unit of a delay, or the hour of a clock)."""
 
 
 def scan_time(text: str, start: int) -> tuple[int, Timing] | None:
@@ -199,7 +201,7 @@ def _scan_clock(text: str, start: int) -> tuple[int, Timing] | None:
         return _colon_clock(text, start, at, day, shift)
     if at >= len(text) or text[at] not in _NUMERAL_CHARS | _ASCII_DIGITS:
         return None
-    found = _scan(text, at)
+    found = _scan(text, at, decimals=False)
     if found is None or not text.startswith("点", found[0]):
         return None
     at, hour_said = found[0] + 1, found[1]

@@ -13,11 +13,12 @@ import os
 import tempfile
 import threading
 from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from lark import Lark
+from lark import Lark, Tree
 from lark import Token as LarkToken
 from lark.exceptions import UnexpectedInput
 from lark.lexer import Lexer
@@ -64,6 +65,47 @@ def parser() -> Lark:
     return _parser
 
 
+TREE_CACHE_SIZE = 4096
+"""Parse trees kept, by the sequence of token kinds they were parsed from."""
+
+
+@dataclass(frozen=True)
+class Stuck:
+    """Where the LALR parse of a kind sequence stopped."""
+
+    index: int | None
+    """The index of the word it did not expect; None when the words ran out."""
+    expected: tuple[str, ...]
+    """The kinds it would have taken there."""
+
+
+_trees: dict[tuple[str, ...], Tree[LarkToken] | Stuck] = {}
+
+
+def parse_kinds(kinds: tuple[str, ...]) -> Tree[LarkToken] | Stuck:
+    """The parse tree of a sequence of token kinds, or where it got stuck.
+
+    The tree depends on the kinds alone (its tokens carry only the kind and the index into
+    the utterance's words, which the Builder reads), and people say the same few shapes
+    again and again, so trees are kept by kind sequence: a hit skips the LALR parse. The
+    Builder never changes a tree, so a kept one is shared between threads safely."""
+    found = _trees.get(kinds)
+    if found is None:
+        stream = [LarkToken(kind, kind, start_pos=i) for i, kind in enumerate(kinds)]
+        try:
+            found = parser().parse(stream)
+        except UnexpectedInput as err:
+            token = getattr(err, "token", None)
+            index = getattr(token, "start_pos", None)
+            if getattr(token, "type", "") == "$END" or not isinstance(index, int):
+                index = None
+            found = Stuck(index, tuple(sorted(getattr(err, "expected", ()) or ())))
+        if len(_trees) >= TREE_CACHE_SIZE:
+            _trees.clear()  # bounded; refilled by what is said next
+        _trees[kinds] = found
+    return found
+
+
 def compile_text(text: str, lexicon: Lexicon) -> Compiled:
     """Compile one utterance; never raises for any input string."""
     norm = normalize(text)
@@ -80,12 +122,11 @@ def compile_text(text: str, lexicon: Lexicon) -> Compiled:
     outside = _outside(norm, words, tokens, lexicon.name_chars)
     if outside is not None:
         return outside
-    stream = [LarkToken(t.kind, t.text, start_pos=i) for i, t in enumerate(words)]
+    tree = parse_kinds(tuple(t.kind for t in words))
+    if isinstance(tree, Stuck):
+        return _no_parse(norm, words, tokens, tree)
     try:
-        tree = parser().parse(stream)
         body = Builder(words).build(tree)
-    except UnexpectedInput as err:
-        return _no_parse(norm, words, tokens, err)
     except Unsupported as err:
         return NoParse(norm, err.position, err.reason, str(err), tuple(tokens))
     if len(body.clauses) > MAX_CLAUSES:
@@ -219,12 +260,9 @@ def _looks_like_name(words: Sequence[Token], i: int, name_chars: frozenset[str])
     return before in _BEFORE_NAME or (after in _AFTER_NAME and before != "IT")
 
 
-def _no_parse(
-    norm: str, words: Sequence[Token], tokens: Sequence[Token], err: UnexpectedInput
-) -> NoParse:
-    token = getattr(err, "token", None)
-    index = getattr(token, "start_pos", None)
-    if index is None or getattr(token, "type", "") == "$END" or index >= len(words):
+def _no_parse(norm: str, words: Sequence[Token], tokens: Sequence[Token], stuck: Stuck) -> NoParse:
+    index = stuck.index
+    if index is None or index >= len(words):
         return NoParse(
             norm,
             len(norm),
@@ -233,7 +271,7 @@ def _no_parse(
             tuple(tokens),
         )
     word = words[index]
-    expected = sorted(getattr(err, "expected", ()) or ())
+    expected = stuck.expected
     detail = f"did not expect {word.kind} “{word.said}” here"
     if expected:
         detail += f"; expected one of {', '.join(expected[:8])}"

@@ -219,6 +219,7 @@ def _foreign_characters(engine: Engine) -> list[str]:
     do not sound like a one-syllable word (a slip of 灯 is understood, not unparsed)."""
     from jiayu.compiler.numbers import NUMBER_START, TIME_START
     from jiayu.compiler.pinyin import said_key
+    from jiayu.text import normalize
 
     known = {ch for word in engine.lexicon.entries for ch in word}
     known |= engine.lexicon.name_chars | NUMBER_START | TIME_START
@@ -226,7 +227,7 @@ def _foreign_characters(engine: Engine) -> list[str]:
     return [
         chr(c)
         for c in range(0x4E00, 0x4E00 + 3000)
-        if chr(c) not in known and said_key(chr(c)) not in sounds
+        if normalize(chr(c)) == chr(c) and chr(c) not in known and said_key(chr(c)) not in sounds
     ]
 
 
