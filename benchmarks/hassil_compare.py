@@ -64,7 +64,7 @@ class Hassil:
 
     def __init__(self, home: dict[str, Any]) -> None:
         from hassil import Intents
-        from hassil.intents import TextSlotList
+        from hassil.intents import SlotList, TextSlotList
         from home_assistant_intents import get_intents
 
         data = get_intents(LANGUAGE)
@@ -82,10 +82,10 @@ class Hassil:
             if d["type"] in DOMAINS
             for w in (d["name"], *d.get("aliases", ()))
         ]
-        self.slot_lists = {
+        self.slot_lists: dict[str, SlotList] = {
             "area": TextSlotList.from_tuples(areas, allow_template=False),
             "floor": TextSlotList.from_tuples(floors, allow_template=False),
-            "name": TextSlotList.from_tuples(names, allow_template=False),  # type: ignore[arg-type]
+            "name": TextSlotList.from_tuples(names, allow_template=False),
         }
 
     def match(self, text: str) -> Any:
