@@ -3,7 +3,8 @@
 Fields a,s,n,t,q,c in that order. a is 打开/关闭/静音/取消静音, 设置<属性>=<值> or
 查询<属性>; s the rooms ("*" unknown, "!" for an excluded room); n the device
 word without its room; t the type; q one/all/any/except; c an explicit count.
-Conditions, repeats and answers to questions have no compact form.
+Conditions, repeats, answers to questions, negated clauses (别开灯 asks for nothing),
+preferences and schedule requests have no compact form.
 """
 
 from __future__ import annotations
@@ -63,6 +64,8 @@ def compact(
     and a type word spell one device's name (客厅的灯)."""
     out: list[dict[str, Any]] = []
     for clause in parsed.clauses:
+        if clause.negated:
+            continue  # 别开灯: its compact form would say 打开
         target = _target(clause, split_room, type_of, is_name)
         action = _action(clause, target["t"])
         if action is None:
@@ -98,6 +101,8 @@ def _action(clause: Clause, kind: str) -> str | None:
 
 
 def _value(value: Value) -> str:
+    if value.kind == "preferred":
+        return "偏好"
     if value.kind == "extreme":
         return "最大" if value.direction > 0 else "最小"
     if value.kind == "relative":
