@@ -100,7 +100,7 @@ class Registries:
     """The home's name (get_config's location_name)."""
 
 
-@dataclass
+@dataclass(frozen=True)
 class Built:
     """A home document and what was left out of it, one line per thing."""
 
