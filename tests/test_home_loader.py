@@ -12,11 +12,16 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from jsonschema import Draft202012Validator
 
 from jiayu.errors import HomeError
 from jiayu.home import Home, Limit, load_home, parse_home
+from jiayu.jsonfile import load_schema
 
 DEMO = Path(__file__).resolve().parents[1] / "corpus" / "homes" / "demo.json"
+SCHEMA = Path(__file__).resolve().parents[1] / "jiayu" / "schemas" / "home.schema.json"
 
 TYPES = (
     "AirConditioner, Blind, Charger, Fan, Hub, Light, NetworkAudio, Switch, Television, Washer,"
@@ -643,3 +648,58 @@ def test_a_file_over_64_mb_is_refused(path: Path) -> None:
 def test_a_bom_is_skipped(path: Path) -> None:
     path.write_bytes(b"\xef\xbb\xbf" + json.dumps(demo_data()).encode())
     assert load_home(path).name == "示范之家"
+
+
+# --- the fast schema check never passes what jsonschema refuses -------------------------------
+
+_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=70),
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=8), inner, max_size=3)
+    ),
+    max_leaves=6,
+)
+_KEYS = st.sampled_from(
+    [
+        "id",
+        "name",
+        "aliases",
+        "room",
+        "type",
+        "capabilities",
+        "limits",
+        "acts_as",
+        "state",
+        "members",
+        "steps",
+        "floor",
+        "min",
+        "max",
+        "device",
+        "command",
+        "params",
+        "delay_s",
+        "x",
+    ]
+)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_the_fast_check_agrees_with_jsonschema(data: st.DataObject) -> None:
+    doc = copy.deepcopy(demo_data())
+    # Walk down a few levels from the top, then put any JSON value at a key there.
+    target: Any = doc
+    for _ in range(data.draw(st.integers(0, 4))):
+        children = list(target.items()) if isinstance(target, dict) else list(enumerate(target))
+        children = [(k, v) for k, v in children if isinstance(v, (dict, list)) and v]
+        if not children:
+            break
+        target = data.draw(st.sampled_from(children))[1]
+    value = data.draw(_JSON)
+    if isinstance(target, dict):
+        target[data.draw(_KEYS)] = value
+    elif target:
+        target[data.draw(st.integers(0, len(target) - 1))] = value
+    full = Draft202012Validator(json.loads(SCHEMA.read_text(encoding="utf-8")))
+    assert (load_schema("home").errors(doc) == []) == full.is_valid(doc)
