@@ -4,6 +4,7 @@ lexicon, the name index, bare names and room prefixes all agree, through `plain_
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import pytest
@@ -93,3 +94,16 @@ def test_one_form_everywhere() -> None:
     index = NameIndex(built)
     assert index.exact("tv") == index.exact("TV") == index.exact("ＴＶ")
     assert index.exact("tv") is not None
+
+
+def test_fuzzy_data_is_built_once_on_first_need_from_any_thread() -> None:
+    built = home(device("ceiling", "吸顶灯"), device("lamp", "書房檯燈", "study"))
+    index = NameIndex(built)
+    assert index._fuzzy is None  # nothing fuzzy is paid for at build
+    with ThreadPoolExecutor(8) as pool:
+        found = list(pool.map(index.fuzzy, ["书房抬灯"] * 16))
+    assert all(f == found[0] for f in found)
+    assert found[0][0][1].devices == ("lamp",)
+    data = index._fuzzy
+    index.warm()
+    assert index._fuzzy is data
