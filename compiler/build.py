@@ -222,9 +222,12 @@ class Builder:
     def negated(self, _neg: LarkToken, group: Group | _Qualifier) -> Group:
         return [replace(c, negated=True) for c in _actions(group, "别/不要")]
 
-    def negated_tail(self, *children: Any) -> Group:
+    def negated_tail(self, *children: Any) -> Group | _Qualifier:
         targets, tail = children[-3], children[-1]
-        return [replace(c, negated=True) for c in _actions(self.target_tail(targets, tail), "别")]
+        clauses = self.target_tail(targets, tail)
+        if isinstance(clauses, _Qualifier):
+            return clauses  # 床头灯留着别关: the negated verb repeats the exclusion
+        return [replace(c, negated=True) for c in _actions(clauses, "别")]
 
     def timed(self, time: LarkToken, *rest: Any) -> Group:
         timing = self._payload(time)

@@ -987,7 +987,6 @@ TABLES: dict[str, dict[str, Any]] = {
             "取消",
             "不用了",
             "不要了",
-            "不",
             "不是",
             "不必了",
             "还是算了",
@@ -1001,6 +1000,7 @@ TABLES: dict[str, dict[str, Any]] = {
     "NEG": dict.fromkeys(
         (
             "别",
+            "不",
             "不要",
             "不用",
             "甭",
