@@ -2,7 +2,11 @@
 
 A home is checked in two passes: the JSON Schema first (shape), then the references and
 capabilities between its parts (meaning). Each pass reports every problem it finds, so a
-hub author fixes a file in one round.
+hub author fixes a file in one round. The file itself is read by `jiayu.jsonfile`, within
+the bounds CONTRACTS.md §1 sets.
+
+Names and aliases are compared in their `plain_name` form, the normaliser utterances go
+through, so what a home calls `書房檯燈` or `TV` is found when it is said.
 """
 
 from __future__ import annotations
