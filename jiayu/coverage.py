@@ -65,7 +65,7 @@ class Alternative:
 
 
 _RULE_START = re.compile(r"^\??([a-z_][a-z0-9_]*)\s*:(.*)$")
-_ITEM = re.compile(r"\s*(->\s*[a-z_][a-z0-9_]*|[A-Za-z_][A-Za-z0-9_]*|[()|?*+])")
+_ITEM = re.compile(r"\s*(->\s*[a-z_][a-z0-9_]*|[A-Za-z_][A-Za-z0-9_]*|[()\[\]|?*+])")
 
 
 def alternatives(grammar: str) -> list[Alternative]:
@@ -110,7 +110,7 @@ def _split_top(items: list[str]) -> list[list[str]]:
     parts: list[list[str]] = [[]]
     depth = 0
     for item in items:
-        depth += (item == "(") - (item == ")")
+        depth += (item in "([") - (item in ")]")
         if item == "|" and depth == 0:
             parts.append([])
         else:
@@ -120,7 +120,8 @@ def _split_top(items: list[str]) -> list[list[str]]:
 
 def _spell(items: list[str]) -> str:
     text = " ".join(items)
-    return re.sub(r"\( ", "(", re.sub(r" \)", ")", re.sub(r" ([?*+])", r"\1", text)))
+    text = re.sub(r" ([?*+])", r"\1", text)
+    return re.sub(r"([(\[]) ", r"\1", re.sub(r" ([)\]])", r"\1", text))
 
 
 class _Compiler:
@@ -147,12 +148,12 @@ class _Compiler:
 
     def _sequence(self) -> str:
         out = ""
-        while self.pos < len(self.items) and self.items[self.pos] not in ("|", ")"):
+        while self.pos < len(self.items) and self.items[self.pos] not in ("|", ")", "]"):
             item = self.items[self.pos]
             self.pos += 1
-            if item == "(":
-                atom = self._alternation()
-                self.pos += 1  # the ")"
+            if item in ("(", "["):
+                atom = self._alternation() + ("?" if item == "[" else "")
+                self.pos += 1  # the ")" or "]"
             elif item[0].isupper():
                 atom = f"(?:{re.escape(item)} )"
             else:
@@ -223,6 +224,7 @@ class GrammarMap:
             spelled = "".join(
                 f"{child.type if isinstance(child, LarkToken) else _source_name(child.data)} "
                 for child in node.children
+                if child is not None  # an absent [optional] (Lark's maybe_placeholders)
             )
             name = _source_name(str(node.data))
             hits: list[int | str] = [

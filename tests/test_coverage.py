@@ -20,13 +20,14 @@ CORPUS = Path(__file__).resolve().parent.parent / "corpus"
 
 TOY = """
 // a comment
-%declare ON OFF NAME NUM AND
+%declare ON OFF NAME NUM AND X
 start: clause (AND clause)*
 ?clause: ON NAME NUM?     -> on   // trailing comment
        | OFF NAME         -> off
        | NAME
        | (ON | OFF) NUM+  -> on
        | NAME _verb NAME  -> pair
+       | X [NUM] NAME     -> x
 _verb: ON | OFF
 """
 
@@ -39,6 +40,7 @@ def test_alternatives_are_read_as_written() -> None:
         Alternative("clause", 2, "NAME", None),
         Alternative("clause", 3, "(ON | OFF) NUM+", "on"),
         Alternative("clause", 4, "NAME _verb NAME", "pair"),
+        Alternative("clause", 5, "X [NUM] NAME", "x"),
         Alternative("_verb", 0, "ON", None),
         Alternative("_verb", 1, "OFF", None),
     ]
@@ -48,7 +50,7 @@ def test_alternatives_are_read_as_written() -> None:
 def test_each_tree_node_is_matched_to_the_alternative_its_children_spell() -> None:
     grammar = GrammarMap.build(TOY)
     kinds = ["ON", "NAME", "AND", "NAME", "AND", "OFF", "NUM", "NUM", "AND", "ON", "NAME", "NUM"]
-    kinds += ["AND", "NAME", "OFF", "NAME"]
+    kinds += ["AND", "NAME", "OFF", "NAME", "AND", "X", "NAME", "AND", "X", "NUM", "NAME"]
     tree = grammar.parser.parse([LarkToken(k, k.lower(), start_pos=i) for i, k in enumerate(kinds)])
     hits = Counter(grammar.alternatives[h].label for h in grammar.walk(tree))  # type: ignore[index]
     assert hits == {
@@ -58,6 +60,7 @@ def test_each_tree_node_is_matched_to_the_alternative_its_children_spell() -> No
         "clause: (ON | OFF) NUM+ -> on": 1,
         "clause: NAME _verb NAME -> pair": 1,
         "_verb: OFF": 1,
+        "clause: X [NUM] NAME -> x": 2,
     }
 
 
