@@ -10,11 +10,16 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from jsonschema import Draft202012Validator
 
 from jiayu.cases import load_cases
 from jiayu.errors import CorpusError
+from jiayu.jsonfile import load_schema
 
 DEMO = Path(__file__).resolve().parents[1] / "corpus" / "homes" / "demo.json"
+SCHEMA = Path(__file__).resolve().parents[1] / "jiayu" / "schemas" / "case.schema.json"
 
 
 @pytest.fixture
@@ -163,3 +168,42 @@ def test_a_fifo_is_refused_without_waiting(tmp_path: Path) -> None:
 def test_a_file_that_is_not_utf8_is_refused(corpus: Path) -> None:
     corpus.write_bytes(b'{"id": "\xff"}\n')
     assert problems(corpus) == [f"{corpus}: /: not UTF-8 text: invalid start byte at byte 8"]
+
+
+_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=5),
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=8), inner, max_size=3)
+    ),
+    max_leaves=6,
+)
+_FIELDS = st.sampled_from(
+    ["id", "home", "text", "history", "state", "area", "tags", "note", "expect", "x"]
+)
+_EXPECT_FIELDS = st.sampled_from(
+    ["outcome", "commands", "ordered", "options", "answers", "compact", "reply_contains", "x"]
+)
+_FULL = Draft202012Validator(json.loads(SCHEMA.read_text(encoding="utf-8")))
+
+
+@settings(max_examples=150, deadline=None)
+@given(data=st.data())
+def test_the_fast_check_agrees_with_jsonschema(data: st.DataObject) -> None:
+    line = case(
+        expect={
+            "outcome": ["executed", "noop"],
+            "commands": [{"device": "light_living", "command": "turn_on", "params": {}}],
+            "compact": [{"a": "打开", "s": "客厅", "n": "灯", "t": "Light", "q": "one"}],
+        }
+    )
+    where = data.draw(st.sampled_from(["top", "expect", "command", "compact"]))
+    target = {
+        "top": line,
+        "expect": line["expect"],
+        "command": line["expect"]["commands"][0],
+        "compact": line["expect"]["compact"][0],
+    }[where]
+    keys = _FIELDS if where == "top" else _EXPECT_FIELDS
+    key = data.draw(keys | st.sampled_from(sorted(target)))
+    target[key] = data.draw(_JSON | st.sampled_from(["executed", "turn_on", "Light", "all"]))
+    assert (load_schema("case").errors(line) == []) == _FULL.is_valid(line)
