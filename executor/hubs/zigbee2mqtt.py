@@ -757,37 +757,50 @@ class Zigbee2MqttHub:
         name = entity.friendly_name
         ask = get_payload(entity)
         with self._cond:
-            self._check_usable(device_id, name)
-            start = self._seq
             if not ask and name in self._states:
+                self._check_usable(device_id, name)
                 return our_state(entity, device.capabilities, self._states[name])
         if ask:
-            self._publish(device_id, f"{self._base}/{name}/get", ask)
-        deadline = time.monotonic() + self._read_timeout
+            self._exchange(device_id, name, "get", ask, lambda state: True, self._read_timeout)
+        else:
+            # Nothing to ask: the next thing the device says by itself is the answer.
+            self._exchange(device_id, name, None, {}, lambda state: True, self._read_timeout)
         with self._cond:
-            while True:
-                if any(seq > start for seq, _ in self._messages.get(name, ())):
-                    return our_state(entity, device.capabilities, self._states[name])
-                self._wait(device_id, name, deadline)
+            return our_state(entity, device.capabilities, self._states[name])
 
     def send(self, device_id: str, command: str, params: Mapping[str, Any]) -> None:
         _, entity = self._resolve(device_id)
-        name = entity.friendly_name
         try:
             change = set_payload(entity, command, params)
         except (_Refused, KeyError, TypeError, ValueError) as exc:
             raise HubError(device_id, "refused") from exc
+        name = entity.friendly_name
+        self._exchange(device_id, name, "set", change.payload, change.confirms, self._send_timeout)
+
+    def _exchange(
+        self,
+        device_id: str,
+        name: str,
+        verb: str | None,
+        payload: Mapping[str, Any],
+        confirms: Callable[[Mapping[str, Any]], bool | None],
+        timeout: float,
+    ) -> None:
+        """Publish to `<name>/<verb>` (nothing for None), then wait for a state message that
+        `confirms`; HubError `refused` when the bridge logs the request as failed (or, at the
+        deadline, when the device only contradicted it), `offline`, or `timeout`."""
         with self._cond:
             self._check_usable(device_id, name)
             start, refusals = self._seq, self._refusals.get(name, 0)
-        self._publish(device_id, f"{self._base}/{name}/set", change.payload)
-        deadline = time.monotonic() + self._send_timeout
+        if verb is not None:
+            self._publish(device_id, f"{self._base}/{name}/{verb}", payload)
+        deadline = time.monotonic() + timeout
         contradicted = False
         with self._cond:
             while True:
                 for seq, state in self._messages.get(name, ()):
                     if seq > start:
-                        verdict = change.confirms(state)
+                        verdict = confirms(state)
                         if verdict:
                             return
                         contradicted = contradicted or verdict is False
