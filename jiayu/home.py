@@ -50,6 +50,13 @@ class Room:
     """Other things people call it ("大厅")."""
     floor: str | None
     """Id of the floor it is on, if the home says."""
+    _words: tuple[str, ...] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        # Its name and aliases in plain form, longest first, as `room_prefix` tries them:
+        # made once, as the engine asks for every room's prefix in a turn.
+        words = {plain_name(w) for w in (self.name, *self.aliases)} - {""}
+        object.__setattr__(self, "_words", tuple(sorted(words, key=len, reverse=True)))
 
 
 @dataclass(frozen=True)
@@ -149,7 +156,6 @@ class _Index:
     scenes: Mapping[str, Scene]
     in_room: Mapping[str, tuple[Device, ...]]
     on_floor: Mapping[str, tuple[Room, ...]]
-    room_words: Mapping[str, tuple[str, ...]]
 
 
 @dataclass(frozen=True)
@@ -188,7 +194,6 @@ class Home:
             scenes={s.id: s for s in self.scenes},
             in_room={k: tuple(v) for k, v in in_room.items()},
             on_floor={k: tuple(v) for k, v in on_floor.items()},
-            room_words={r.id: _room_words(r) for r in self.rooms},
         )
         object.__setattr__(self, "_index", index)
 
@@ -223,11 +228,11 @@ class Home:
     def bare_name(self, device: Device) -> str | None:
         """The device's name without its room's name in front (客厅台灯 → 台灯), if it has one;
         in its plain form (`plain_name`), as names are compared."""
-        words = self._index.room_words.get(device.room)
-        if words is None:
+        room = self._index.rooms.get(device.room)
+        if room is None:
             return None
         name = plain_name(device.name)
-        prefix = _prefix(words, name)
+        prefix = room_prefix(room, name)
         if prefix is None:
             return None
         return name[len(prefix) :] or None
@@ -237,16 +242,7 @@ def room_prefix(room: Room, name: str) -> str | None:
     """The plain form (`plain_name`) of the room's name or alias that the plain name `name`
     starts with, longest first (so 主卧室空调 in a room called 主卧 with alias 主卧室 gives
     主卧室); None if it starts with neither."""
-    return _prefix(_room_words(room), name)
-
-
-def _room_words(room: Room) -> tuple[str, ...]:
-    words = {plain_name(w) for w in (room.name, *room.aliases)} - {""}
-    return tuple(sorted(words, key=len, reverse=True))
-
-
-def _prefix(words: tuple[str, ...], name: str) -> str | None:
-    return next((w for w in words if name.startswith(w)), None)
+    return next((w for w in room._words if name.startswith(w)), None)
 
 
 _SECTIONS = ("floors", "rooms", "groups", "scenes", "devices")
