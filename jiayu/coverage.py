@@ -13,7 +13,8 @@ grammar/jiayu.lark, not of Lark's expanded rules.
 
 Words: a fixed word (jiayu.grammar.vocab) is covered when some text lexes it exactly (a
 pinyin-corrected slip does not count: the word itself was not said); a numeral character or
-a classifier when it is part of a number or count that some text says.
+a classifier when it is part of a number or count that some text says; a compound (锁门)
+when its parts are lexed from it; a room synonym (睡房) when it is lexed as its room.
 
 Exits 1 when anything is uncovered, 0 otherwise.
 """
@@ -24,7 +25,7 @@ import argparse
 import json
 import re
 from collections import Counter
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
@@ -242,6 +243,10 @@ def _grammar_map() -> GrammarMap:
 
 NUMERAL = "NUMERAL"
 """The table name given to vocab.DIGITS and vocab.UNITS, read by the number scanner."""
+COMPOUND = "COMPOUND"
+"""vocab.COMPOUNDS: words lexed as several tokens (锁门 → 锁上 + 门)."""
+ROOM_SYNONYM = "ROOM_SYNONYM"
+"""The everyday variants of vocab.ROOM_SYNONYMS, which become aliases of a home's rooms."""
 
 
 def fixed_words() -> dict[str, tuple[str, ...]]:
@@ -252,6 +257,8 @@ def fixed_words() -> dict[str, tuple[str, ...]]:
         ("FILLER", vocab.FILLERS),
         ("CLASSIFIER", vocab.CLASSIFIERS),
         *((kind, table) for kind, table in vocab.TABLES.items()),
+        (COMPOUND, vocab.COMPOUNDS),
+        (ROOM_SYNONYM, (variant for _, variant in vocab.ROOM_SYNONYMS)),
         (NUMERAL, (*vocab.DIGITS, *vocab.UNITS)),
     ]
     for kind, words in listed:
@@ -260,15 +267,27 @@ def fixed_words() -> dict[str, tuple[str, ...]]:
     return {word: tuple(kinds) for word, kinds in tables.items()}
 
 
-def words_in(tokens: Iterable[Token], fixed: dict[str, tuple[str, ...]]) -> Iterator[str]:
-    """The fixed words a text's tokens exercise."""
+def words_in(
+    tokens: Sequence[Token], fixed: dict[str, tuple[str, ...]], text: str = ""
+) -> Iterator[str]:
+    """The fixed words the tokens of a normalised `text` exercise."""
     for token in tokens:
         if token.kind in ("NUM", "COUNT"):
             yield from (ch for ch in token.said if NUMERAL in fixed.get(ch, ()))
             if token.kind == "COUNT":
                 yield token.said[-1]  # the classifier (两盏 → 盏)
-        elif token.match == "exact" and token.text in fixed:
+        elif token.text in fixed and token.said == token.text:
+            # Said as written: not a pinyin slip (等 for 灯), not a compound's part.
             yield token.text
+        for word, parts in vocab.COMPOUNDS.items():
+            # A compound is lexed as its parts: its first part starts where the word does.
+            _, canonical, _, said = parts[0]
+            if (
+                token.text == canonical
+                and token.said == word[:said]
+                and text.startswith(word, token.start)
+            ):
+                yield word
 
 
 # --- measuring --------------------------------------------------------------------------------
@@ -373,7 +392,7 @@ def measure(cases: Iterable[Case]) -> Coverage:
             lexicons[home] = Lexicon(load_home(home))
         compiled = compile_text(text, lexicons[home])
         texts += 1
-        words.update(words_in(compiled.tokens, fixed))
+        words.update(words_in(compiled.tokens, fixed, compiled.text))
         if not isinstance(compiled, Parse):
             continue
         parsed += 1

@@ -78,6 +78,17 @@ def test_words_count_exact_fixed_words_numerals_and_classifiers_not_slips() -> N
     assert "ON" in fixed["打开"] and "CLASSIFIER" in fixed["盏"]
 
 
+def test_compounds_and_room_synonyms_count_from_what_was_said(tmp_path: Path) -> None:
+    shutil.copy(CORPUS / "homes" / "demo.json", tmp_path / "demo.json")
+    path = tmp_path / "words.jsonl"
+    case = {"id": "w1", "home": "demo.json", "text": "锁门，打开睡房的灯", "expect": {}}
+    case["expect"] = {"outcome": "executed"}
+    path.write_text(json.dumps(case, ensure_ascii=False) + "\n", "utf-8")
+    covered = {w for w, hits in measure(load_cases(path)).words.items() if hits}
+    assert {"锁门", "睡房"} <= covered
+    assert "锁上" not in covered  # lexed from 锁门's 锁, not said
+
+
 @pytest.fixture
 def tiny(tmp_path: Path) -> Path:
     shutil.copy(CORPUS / "homes" / "demo.json", tmp_path / "demo.json")
