@@ -110,7 +110,7 @@ class FakeZ2m:
             return
         if name in self._offline or name in self._failing:
             # zigbee2mqtt's words when a device does not answer a command.
-            key = next(iter(payload))
+            key = next(iter(payload), "state")
             error = f"Publish '{verb}' '{key}' to '{name}' failed: 'Error: Timeout'"
             self.client.publish(
                 f"{self.base}/bridge/logging",
