@@ -386,7 +386,9 @@ def _roles(tokens: list[Token]) -> list[Token]:
     """Words whose kind depends on their neighbours:
     - 别/不要/不用 with nothing after them to negate (不用，谢谢) is a cancel;
     - 开 right after a number of a thousand or more (2700开) is the kelvin unit;
-    - 在 at the start of a clause, before a place (在客厅切到下一首), says where."""
+    - 在 at the start of a clause, before a place (在客厅切到下一首), says where;
+    - 别动/留着 at the start of a clause, before what they keep (别动客厅灯，关掉所有灯),
+      take it away like 除了."""
     words = [i for i, t in enumerate(tokens) if t.kind != FILLER]
     out = list(tokens)
     for n, i in enumerate(words):
@@ -411,6 +413,13 @@ def _roles(tokens: list[Token]) -> list[Token]:
             and after.kind in _PLACES
         ):
             out[i] = _as(token, "AT", "at")
+        elif (
+            token.kind == "EXCEPT_POST"
+            and (before is None or before.kind == "SEP")
+            and after is not None
+            and after.kind in _PLACES | {"NAME", "TYPE"}
+        ):
+            out[i] = _as(token, "EXCEPT", "except")
     return out
 
 

@@ -523,3 +523,32 @@ def test_pypinyin_is_loaded_only_when_a_slip_needs_it() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+@pytest.mark.parametrize(
+    ("text", "actions"),
+    [
+        ("打开客厅灯关掉书房灯", [("on", False), ("off", False)]),
+        ("客厅窗帘拉上打开客厅灯", [("off", False), ("on", False)]),
+        ("算了吧，不开了", [("cancel", False), ("on", True)]),
+    ],
+)
+def test_an_on_off_verb_after_a_clause_starts_a_new_one(
+    engine: Engine, text: str, actions: list[tuple[str, bool]]
+) -> None:
+    assert [(c.action, c.negated) for c in _parse(engine, text).clauses] == actions
+
+
+@pytest.mark.parametrize(
+    ("text", "kept"),
+    [
+        ("关掉所有灯，床头灯和客厅灯带留着别关", ["床头灯", "客厅灯带"]),
+        ("别动客厅灯，关掉所有灯", ["客厅灯"]),
+    ],
+)
+def test_keeping_words_take_away_before_or_after(
+    engine: Engine, text: str, kept: list[str]
+) -> None:
+    (clause,) = _parse(engine, text).clauses
+    assert clause.target is not None and clause.target.type_word == "灯"
+    assert [e.name.text for e in clause.target.exclude if e.name] == kept
