@@ -43,6 +43,7 @@ from jiayu.compiler.parse import GRAMMAR_TEXT
 from jiayu.grammar import vocab
 from jiayu.home import load_home
 from jiayu.ir import Parse, Token
+from jiayu.text import normalize
 
 # --- the grammar's source alternatives ----------------------------------------------------
 
@@ -322,6 +323,12 @@ class Coverage:
     def uncovered_words(self) -> list[str]:
         return [word for word, hits in self.words.items() if not hits]
 
+    def unreachable_words(self) -> list[str]:
+        """Uncovered words no utterance can ever produce: normalisation rewrites them before
+        lexing (full-width punctuation, traditional characters, spaces), so the vocabulary
+        should list their normal form instead."""
+        return [word for word in self.uncovered_words() if normalize(word) != word]
+
     @property
     def complete(self) -> bool:
         return not (self.uncovered_alternatives() or self.uncovered_words() or self.unmapped)
@@ -338,6 +345,7 @@ class Coverage:
             "words": {
                 "total": len(self.words),
                 "uncovered": {w: list(self.tables[w]) for w in self.uncovered_words()},
+                "unreachable": self.unreachable_words(),
             },
             "unmapped": self.unmapped,
         }
@@ -359,6 +367,9 @@ class Coverage:
             for word in self.uncovered_words():
                 by_table.setdefault("/".join(self.tables[word]), []).append(word)
             lines += [f"  {table}: {' '.join(ws)}" for table, ws in sorted(by_table.items())]
+        if unreachable := self.unreachable_words():
+            shown = " ".join(f"{w}→{normalize(w)}" for w in unreachable)
+            lines.append(f"never reach the lexer (normalisation rewrites them): {shown}")
         if self.unmapped:
             lines.append(f"tree nodes no alternative spells (a coverage bug): {self.unmapped}")
         return "\n".join(lines)

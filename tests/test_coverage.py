@@ -13,7 +13,15 @@ from lark import Token as LarkToken
 
 from jiayu import coverage
 from jiayu.cases import load_cases
-from jiayu.coverage import Alternative, GrammarMap, alternatives, fixed_words, measure, words_in
+from jiayu.coverage import (
+    Alternative,
+    Coverage,
+    GrammarMap,
+    alternatives,
+    fixed_words,
+    measure,
+    words_in,
+)
 from jiayu.ir import Token
 
 CORPUS = Path(__file__).resolve().parent.parent / "corpus"
@@ -78,6 +86,14 @@ def test_words_count_exact_fixed_words_numerals_and_classifiers_not_slips() -> N
     assert "ON" in fixed["打开"] and "CLASSIFIER" in fixed["盏"]
 
 
+def test_words_that_normalisation_rewrites_are_called_unreachable() -> None:
+    words = {"，": 0, "冷氣": 0, "打开": 0, "关": 3}
+    result = Coverage({}, words, {w: ("X",) for w in words}, {}, 0, 0)
+    assert result.uncovered_words() == ["，", "冷氣", "打开"]
+    assert result.unreachable_words() == ["，", "冷氣"]
+    assert "never reach the lexer (normalisation rewrites them): ，→, 冷氣→冷气" in result.text()
+
+
 def test_compounds_and_room_synonyms_count_from_what_was_said(tmp_path: Path) -> None:
     shutil.copy(CORPUS / "homes" / "demo.json", tmp_path / "demo.json")
     path = tmp_path / "words.jsonl"
@@ -132,4 +148,5 @@ def test_run_exits_non_zero_when_anything_is_uncovered(
     report = json.loads(capsys.readouterr().out)
     assert report["texts"] == 2
     assert "关掉" in report["words"]["uncovered"]
+    assert "关掉" not in report["words"]["unreachable"]
     assert "head_clause: OFF target -> head_off" in report["alternatives"]["uncovered"]
