@@ -1,0 +1,253 @@
+"""The compact form (seed 001) → IR clauses, for the same resolver the grammar feeds.
+
+Nothing here looks a device up: a name the model wrote becomes a `Mention` and the resolver
+finds it, asks, or refuses (“没有找到…”), exactly as for a name said to the grammar. Only what
+cannot be IR at all (UNKNOWN, an action or value outside the vocabulary, a room the home does
+not have) is refused here, as a reason string, so the whole answer is dropped: the turn acts
+only on an utterance understood as a whole.
+
+The vocabulary is the one `jiayu.compiler.compact` writes, so compact → IR → compact is stable:
+  a  打开 on · 关闭 off · 静音 mute · 取消静音 unmute ·
+     设置<属性>=<值> set (absolute / extreme) or adjust (relative) · 查询<属性> query ·
+     设置播放=播放|暂停|下一首|上一首 media · 设置位置=停止 stop · 设置开关=开|关 on/off
+  值 26 · 50% · 26度 · 4000k (absolute); +10 / -2 (relative by that much); 调高 调低 调亮 …
+     (relative, one step); 调暖 调冷 (warmth); 最大 最小 最亮 … (extreme); 制冷 … (mode);
+     低 中 高 自动 (fan speed); 暖光 冷光 自然光 (light colour)
+  s  "*" no place; rooms, floors, groups, 全屋, 这里, 其他房间 by any name the grammar knows,
+     separated by ","; "!" before one excludes it
+  n  "*" none; a type word → device_type and type_word; anything else a name Mention
+  t  with n "*": the type (Light → 灯); otherwise a hint only
+  q  one / all / any; except = all with the "!" exclusions (a device exclusion cannot be
+     written in the compact form, so except without one is refused)
+  c  count (≥ 1)
+  (s "*", n "*", t "Unknown") → the reference 它 (q all → 它们), bound by the resolver.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from jiayu.compiler.lexicon import Lexicon
+from jiayu.compiler.llm.cache import PerHome
+from jiayu.grammar.vocab import TABLES
+from jiayu.home import Home
+from jiayu.ir import Action, Clause, Mention, Place, PlaceKind, Quantifier, Target, Value
+from jiayu.text import normalize, plain_name
+
+TYPE_WORDS: dict[str, str] = {
+    "Light": "灯",
+    "SmartPlug": "插座",
+    "Switch": "开关",
+    "AirConditioner": "空调",
+    "Blind": "窗帘",
+    "Fan": "风扇",
+    "Television": "电视",
+    "NetworkAudio": "音箱",
+    "Lock": "门锁",
+    "Valve": "阀",
+    "Heater": "取暖器",
+    "Humidifier": "加湿器",
+    "Purifier": "净化器",
+    "Washer": "洗衣机",
+    "Charger": "充电器",
+    "Sensor": "传感器",
+    "Hub": "网关",
+}
+"""The word a type is said with (CONTRACTS.md §1), for a target given by `t` alone."""
+
+_FIXED: dict[str, Action] = {"打开": "on", "关闭": "off", "静音": "mute", "取消静音": "unmute"}
+_PLACE_KINDS: dict[str, PlaceKind] = {
+    "ROOM": "room",
+    "FLOOR": "floor",
+    "GROUP": "group",
+    "HOME": "home",
+    "THIS_ROOM": "this_room",
+    "OTHER": "other_rooms",
+}
+_SETTABLE = frozenset(
+    ("brightness", "color_temp", "target_temperature", "mode", "fan_speed", "volume", "position")
+)
+# 温度 asked is what the sensors read; 温度 set is an air conditioner's set point.
+_SET_ATTRIBUTES = {
+    word: "target_temperature" if attr == "temperature" else attr
+    for word, attr in TABLES["ATTR"].items()
+    if attr in _SETTABLE or attr == "temperature"
+}
+_QUERY_ATTRIBUTES: dict[str, str | None] = {
+    **TABLES["ATTR"],
+    "开关": "on",
+    "门锁": "locked",
+    "锁": "locked",
+    "播放": "playing",
+}
+_MEDIA: dict[str, Action] = {
+    "播放": "play",
+    "暂停": "pause",
+    "下一首": "next_track",
+    "上一首": "previous_track",
+    "停止": "stop",
+}
+_ONOFF: dict[str, Action] = {"开": "on", "打开": "on", "on": "on", "关": "off", "关闭": "off"}
+_ONOFF["off"] = "off"
+_LEVELS = {"低": "low", "中": "medium", "高": "high", "自动": "auto", "小": "low", "大": "high"}
+_SPEEDS = {
+    **{s: s for s in ("low", "medium", "high", "auto")},
+    **_LEVELS,
+    **TABLES["SPEED"],
+}
+_MODES = {**{m: m for m in ("cool", "heat", "dry", "fan", "auto")}, **TABLES["MODE"]}
+_NUMBER = re.compile(r"([+-]?)(\d{1,6}(?:\.\d{1,3})?)(%|度|k)?")
+_UNITS: dict[str, Any] = {"%": "%", "度": "°C", "k": "K", "": None}
+
+
+def _places(home: Home) -> dict[str, Place]:
+    """Every word the grammar knows for a place of this home (names, aliases, everyday
+    variants such as 睡房, 全屋, 这里, 其他房间), by its plain form."""
+    out = {}
+    for word, entry in Lexicon(home).entries.items():
+        kind = _PLACE_KINDS.get(entry.kind)
+        if kind is not None:
+            place_id = entry.value if kind in ("room", "floor", "group") else None
+            out[word] = Place(kind, place_id, word)
+    return out
+
+
+_place_index = PerHome(_places)
+
+
+def to_clauses(items: Sequence[Mapping[str, Any]], home: Home) -> tuple[Clause, ...] | str:
+    """The clauses of a validated compact array, in order, or why it cannot be used."""
+    places = _place_index(home)
+    clauses = []
+    for i, item in enumerate(items):
+        clause = _clause(item, places)
+        if isinstance(clause, str):
+            return f"item {i}: {clause}"
+        clauses.append(clause)
+    if not clauses:
+        return "no commands"
+    return tuple(clauses)
+
+
+def _clause(item: Mapping[str, Any], places: Mapping[str, Place]) -> Clause | str:
+    action = item.get("a")
+    if action == "UNKNOWN":
+        return "the model did not understand it"
+    if not isinstance(action, str):
+        return "no action"
+    target = _target(item, places)
+    if isinstance(target, str):
+        return target
+    if action in _FIXED:
+        return Clause(_FIXED[action], target)
+    if action.startswith("查询") and len(action) > 2:
+        word = plain_name(action[2:])
+        if word not in _QUERY_ATTRIBUTES:
+            return f"cannot ask about {action[2:]!r}"
+        return Clause("query", target, attribute=_QUERY_ATTRIBUTES[word])
+    if action.startswith("设置") and "=" in action:
+        word, _, said = action[2:].partition("=")
+        return _setting(plain_name(word), normalize(said), target)
+    return f"unknown action {action!r}"
+
+
+def _setting(word: str, said: str, target: Target) -> Clause | str:
+    if word == "播放" and said in _MEDIA:
+        return Clause(_MEDIA[said], target)
+    if word in ("位置", "窗帘") and said == "停止":
+        return Clause("stop", target)
+    if word == "开关" and said in _ONOFF:
+        return Clause(_ONOFF[said], target)
+    attribute = _SET_ATTRIBUTES.get(word)
+    if attribute is None:
+        return f"cannot set {word!r}"
+    value = _value(attribute, said)
+    if value is None:
+        return f"cannot read {said!r} as a value of {word}"
+    return Clause("adjust" if value.kind == "relative" else "set", target, value)
+
+
+def _value(attribute: str, said: str) -> Value | None:
+    number = _NUMBER.fullmatch(said)
+    if number is not None:
+        sign, digits, unit = number.groups()
+        amount = float(digits)
+        if sign:
+            direction = 1 if sign == "+" else -1
+            return Value("relative", attribute, amount, None, _UNITS[unit or ""], direction)
+        return Value("absolute", attribute, amount, None, _UNITS[unit or ""])
+    if said in TABLES["REL"]:
+        _hint, direction, warmth = TABLES["REL"][said]
+        return Value("relative", attribute, None, None, None, direction, warmth)
+    if said in TABLES["EXTREME"]:
+        _hint, direction = TABLES["EXTREME"][said]
+        return Value("extreme", attribute, None, None, None, direction)
+    words = {"mode": _MODES, "fan_speed": _SPEEDS, "color_temp": TABLES["COLOR"]}.get(attribute)
+    if words is not None and said in words:
+        return Value("absolute", attribute, None, words[said])
+    return None
+
+
+def _target(item: Mapping[str, Any], places: Mapping[str, Place]) -> Target | str:
+    s, n, t, q = item.get("s"), item.get("n"), item.get("t"), item.get("q")
+    if not (isinstance(s, str) and isinstance(n, str) and isinstance(t, str)):
+        return "s, n and t must be strings"
+    count = item.get("c")
+    if count is not None and (not isinstance(count, int) or isinstance(count, bool) or count < 1):
+        return f"count {count!r} is not a positive number"
+    said, excluded = _split_places(s, places)
+    if isinstance(said, str):
+        return said
+    if q == "except" and not excluded:
+        return "q=except without an excluded room: what is excluded is unknown"
+    if q not in ("one", "all", "any", "except"):
+        return f"unknown quantifier {q!r}"
+    quantifier: Quantifier = "all" if q == "except" else q
+    name_said = n.strip()
+    if name_said == "*" and t == "Unknown" and not said and not excluded:
+        return Target(reference="they" if quantifier == "all" else "it")
+    mention = None
+    device_type: str | None = None
+    type_word: str | None = None
+    key = plain_name(name_said)
+    if name_said == "*":
+        if t != "Unknown":
+            if t not in TYPE_WORDS:
+                return f"unknown type {t!r}"
+            device_type, type_word = t, TYPE_WORDS[t]
+    elif key in TABLES["TYPE"]:
+        type_word = key
+        device_type = TABLES["TYPE"][key] or (t if t in TYPE_WORDS else None)
+    elif key:
+        mention = Mention(key, name_said, "exact")
+    else:
+        return f"the name {n!r} is empty"
+    return Target(
+        places=tuple(said),
+        name=mention,
+        device_type=device_type,
+        type_word=type_word,
+        quantifier=quantifier,
+        count=count,
+        exclude=tuple(Target(places=(p,)) for p in excluded),
+    )
+
+
+def _split_places(s: str, places: Mapping[str, Place]) -> tuple[list[Place] | str, list[Place]]:
+    said: list[Place] = []
+    excluded: list[Place] = []
+    for part in s.split(","):
+        word = part.strip()
+        negated = word.startswith("!")
+        key = plain_name(word.lstrip("!"))
+        if key in ("*", ""):
+            if negated:
+                return f"an exclusion names no place in {s!r}", excluded
+            continue
+        place = places.get(key)
+        if place is None:
+            return f"no place called {word.lstrip('!')!r} in this home", excluded
+        (excluded if negated else said).append(place)
+    return said, excluded
