@@ -245,7 +245,10 @@ def _has_dashscope() -> bool:
     # find_spec tells without importing the SDK (and its requests/aiohttp stack).
     import importlib.util
 
-    return importlib.util.find_spec("dashscope") is not None
+    try:
+        return importlib.util.find_spec("dashscope") is not None
+    except (ImportError, ValueError):  # a broken install counts as none
+        return False
 
 
 def _env_timeout(text: str | None) -> float:
