@@ -120,7 +120,7 @@ class FakeLLMServer:
         fake = self
 
         class Handler(BaseHTTPRequestHandler):
-            def do_POST(self) -> None:  # noqa: N802 (http.server's name)
+            def do_POST(self) -> None:
                 length = int(self.headers.get("Content-Length") or 0)
                 try:
                     body = json.loads(self.rfile.read(length) or b"{}")
@@ -165,7 +165,10 @@ def _native(reply: Reply) -> dict[str, Any]:
     return {
         "output": {
             "choices": [
-                {"finish_reason": "stop", "message": {"role": "assistant", "content": reply.content}}
+                {
+                    "finish_reason": "stop",
+                    "message": {"role": "assistant", "content": reply.content},
+                }
             ]
         },
         "usage": {"input_tokens": 1, "output_tokens": 1, "total_tokens": 2},
@@ -189,4 +192,3 @@ def _openai(reply: Reply, model: str) -> dict[str, Any]:
         ],
         "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
     }
-

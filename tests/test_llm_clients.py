@@ -98,7 +98,7 @@ def test_slow_reply_times_out(server: FakeLLMServer) -> None:
     server.script(Reply(ANSWER, delay_s=3), Reply(ANSWER, delay_s=3))
     for client in _clients(server, timeout=0.3):
         start = time.perf_counter()
-        with pytest.raises(LLMError, match="within 0.3 s"):
+        with pytest.raises(LLMError, match=r"within 0\.3 s"):
             _ask(client)
         assert time.perf_counter() - start < 2
     assert len(server.requests) == 2  # the SDK did not retry the timed-out request

@@ -14,6 +14,7 @@ import pytest
 
 from jiayu.compiler.llm.client import LLMError
 from jiayu.compiler.llm.parser import (
+    _SYSTEM_PROMPT,
     ALLOWED_CATEGORIES,
     HOME_CATEGORIES,
     UNKNOWN_COMMANDS,
@@ -24,7 +25,6 @@ from jiayu.compiler.llm.parser import (
     _is_valid_count,
     _is_valid_nonempty_str,
     _is_valid_quantity,
-    _SYSTEM_PROMPT,
     _validate_command,
     _validate_commands,
     build_messages,
