@@ -10,14 +10,17 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
 from fake_llm_server import FakeLLMServer, Reply, error
 
+from jiayu.cases import load_cases
 from jiayu.compiler.llm import Fallback, OpenAICompatClient
 from jiayu.compiler.llm.client import DashScopeClient, LLMClient
 from jiayu.compiler.llm.context import NAME_LIMIT, context_block, recall
+from jiayu.compiler.llm.parser import HOME_CATEGORIES, _validate_commands
 from jiayu.compiler.llm.to_ir import to_clauses
 from jiayu.engine import Engine
 from jiayu.home import Home, parse_home
@@ -206,6 +209,9 @@ def test_actions(demo_home: Home) -> None:
         ("设置风速=自动", "set", Value("absolute", "fan_speed", word="auto")),
         ("设置色温=暖光", "set", Value("absolute", "color_temp", word="warm")),
         ("设置开合度=30", "set", Value("absolute", "position", 30.0)),
+        ("设置色温=cool", "set", Value("absolute", "color_temp", word="cool")),
+        ("设置温度=偏好", "set", Value("preferred", "target_temperature")),
+        ("设置数值=50", "set", Value("absolute", None, 50.0)),
     ],
 )
 def test_settings(demo_home: Home, a: str, action: str, value: Value) -> None:
@@ -217,6 +223,7 @@ def test_queries(demo_home: Home) -> None:
     assert _one(_item("查询温度", s="客厅"), demo_home).attribute == "temperature"
     assert _one(_item("查询亮度", n="客厅灯"), demo_home).attribute == "brightness"
     assert _one(_item("查询开关", n="客厅灯"), demo_home).attribute == "on"
+    assert _one(_item("查询muted", n="客厅电视"), demo_home).attribute == "muted"
 
 
 def test_targets(demo_home: Home) -> None:
@@ -233,6 +240,8 @@ def test_targets(demo_home: Home) -> None:
     assert (target.device_type, target.count, target.quantifier) == ("SmartPlug", 3, "all")
     target = _one(_item("打开", s="楼上", t="Light", q="all"), demo_home).target
     assert target == Target((Place("floor", "f2", "楼上"),), None, "Light", "灯", "all")
+    other = _one(_item("关闭", s="别的房间", n="灯", q="all"), demo_home).target
+    assert other.places == (Place("other_rooms", None, "别的房间"),)
     assert _one(_item("打开"), demo_home).target == Target(reference="it")
     assert _one(_item("关闭", q="all"), demo_home).target == Target(reference="they")
     assert _one(_item("关闭", s="全屋", n="灯", q="all"), demo_home).target.places == (
@@ -405,3 +414,22 @@ def test_jiayu_never_imports_dashscope_on_its_own() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120
     )
     assert out.stdout.split() == ["False", "False"]
+
+
+def test_every_compact_the_corpus_expects_becomes_ir(demo_home: Home) -> None:
+    """What the grammar writes, the fallback reads: the compact form is one vocabulary."""
+    corpus = Path(__file__).resolve().parent.parent / "corpus"
+    checked = 0
+    for path in sorted(corpus.glob("*.jsonl")):
+        for case in load_cases(path):
+            expected = case.expect.get("compact")
+            if not expected or case.home.name != "demo.json":
+                continue
+            if any(item["q"] == "except" and "!" not in item["s"] for item in expected):
+                continue  # a device excluded: the compact form cannot say which (refused above)
+            assert _validate_commands(expected, HOME_CATEGORIES) == expected, case.id
+            clauses = to_clauses(expected, demo_home)
+            assert not isinstance(clauses, str), (case.id, clauses)
+            assert len(clauses) == len(expected)
+            checked += 1
+    assert checked >= 20

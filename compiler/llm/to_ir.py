@@ -12,7 +12,8 @@ The vocabulary is the one `jiayu.compiler.compact` writes, so compact → IR →
      设置播放=播放|暂停|下一首|上一首 media · 设置位置=停止 stop · 设置开关=开|关 on/off
   值 26 · 50% · 26度 · 4000k (absolute); +10 / -2 (relative by that much); 调高 调低 调亮 …
      (relative, one step); 调暖 调冷 (warmth); 最大 最小 最亮 … (extreme); 制冷 … (mode);
-     低 中 高 自动 (fan speed); 暖光 冷光 自然光 (light colour)
+     低 中 高 自动 (fan speed); 暖光 冷光 自然光 (light colour); 偏好 (the user's preference);
+     属性 数值 when only the device can tell which attribute (调到50)
   s  "*" no place; rooms, floors, groups, 全屋, 这里, 其他房间 by any name the grammar knows,
      separated by ","; "!" before one excludes it
   n  "*" none; a type word → device_type and type_word; anything else a name Mention
@@ -31,6 +32,7 @@ from typing import Any
 
 from jiayu.compiler.lexicon import Lexicon
 from jiayu.compiler.llm.cache import PerHome
+from jiayu.executor.catalog import STATE_ATTRIBUTES
 from jiayu.grammar.vocab import TABLES
 from jiayu.home import Home
 from jiayu.ir import Action, Clause, Mention, Place, PlaceKind, Quantifier, Target, Value
@@ -70,17 +72,24 @@ _SETTABLE = frozenset(
     ("brightness", "color_temp", "target_temperature", "mode", "fan_speed", "volume", "position")
 )
 # 温度 asked is what the sensors read; 温度 set is an air conditioner's set point.
-_SET_ATTRIBUTES = {
-    word: "target_temperature" if attr == "temperature" else attr
-    for word, attr in TABLES["ATTR"].items()
-    if attr in _SETTABLE or attr == "temperature"
+# 数值 is what the compact form writes when only the device can tell (调到50).
+_SET_ATTRIBUTES: dict[str, str | None] = {
+    **{
+        word: "target_temperature" if attr == "temperature" else attr
+        for word, attr in TABLES["ATTR"].items()
+        if attr in _SETTABLE or attr == "temperature"
+    },
+    "数值": None,
 }
+# Attribute names pass too: the compact form writes one it has no word for as it is.
 _QUERY_ATTRIBUTES: dict[str, str | None] = {
+    **{attr: attr for attr in STATE_ATTRIBUTES},
     **TABLES["ATTR"],
     "开关": "on",
     "门锁": "locked",
     "锁": "locked",
     "播放": "playing",
+    "静音": "muted",
 }
 _MEDIA: dict[str, Action] = {
     "播放": "play",
@@ -98,6 +107,8 @@ _SPEEDS = {
     **TABLES["SPEED"],
 }
 _MODES = {**{m: m for m in ("cool", "heat", "dry", "fan", "auto")}, **TABLES["MODE"]}
+_COLORS = {**{c: c for c in ("warm", "cool", "natural")}, **TABLES["COLOR"]}
+_PREFERRED = frozenset(("偏好", "喜欢的", "我喜欢的"))
 _NUMBER = re.compile(r"([+-]?)(\d{1,6}(?:\.\d{1,3})?)(%|度|k)?")
 _UNITS: dict[str, Any] = {"%": "%", "度": "°C", "k": "K", "": None}
 
@@ -143,13 +154,13 @@ def _clause(item: Mapping[str, Any], places: Mapping[str, Place]) -> Clause | st
     if action in _FIXED:
         return Clause(_FIXED[action], target)
     if action.startswith("查询") and len(action) > 2:
-        word = plain_name(action[2:])
+        word = normalize(action[2:])
         if word not in _QUERY_ATTRIBUTES:
             return f"cannot ask about {action[2:]!r}"
         return Clause("query", target, attribute=_QUERY_ATTRIBUTES[word])
     if action.startswith("设置") and "=" in action:
         word, _, said = action[2:].partition("=")
-        return _setting(plain_name(word), normalize(said), target)
+        return _setting(normalize(word), normalize(said), target)
     return f"unknown action {action!r}"
 
 
@@ -160,16 +171,17 @@ def _setting(word: str, said: str, target: Target) -> Clause | str:
         return Clause("stop", target)
     if word == "开关" and said in _ONOFF:
         return Clause(_ONOFF[said], target)
-    attribute = _SET_ATTRIBUTES.get(word)
-    if attribute is None:
+    if word not in _SET_ATTRIBUTES:
         return f"cannot set {word!r}"
-    value = _value(attribute, said)
+    value = _value(_SET_ATTRIBUTES[word], said)
     if value is None:
         return f"cannot read {said!r} as a value of {word}"
     return Clause("adjust" if value.kind == "relative" else "set", target, value)
 
 
-def _value(attribute: str, said: str) -> Value | None:
+def _value(attribute: str | None, said: str) -> Value | None:
+    if said in _PREFERRED:
+        return Value("preferred", attribute)  # the speaking user's stored value
     number = _NUMBER.fullmatch(said)
     if number is not None:
         sign, digits, unit = number.groups()
@@ -184,7 +196,7 @@ def _value(attribute: str, said: str) -> Value | None:
     if said in TABLES["EXTREME"]:
         _hint, direction = TABLES["EXTREME"][said]
         return Value("extreme", attribute, None, None, None, direction)
-    words = {"mode": _MODES, "fan_speed": _SPEEDS, "color_temp": TABLES["COLOR"]}.get(attribute)
+    words = {"mode": _MODES, "fan_speed": _SPEEDS, "color_temp": _COLORS}.get(attribute or "")
     if words is not None and said in words:
         return Value("absolute", attribute, None, words[said])
     return None
@@ -241,12 +253,13 @@ def _split_places(s: str, places: Mapping[str, Place]) -> tuple[list[Place] | st
     for part in s.split(","):
         word = part.strip()
         negated = word.startswith("!")
-        key = plain_name(word.lstrip("!"))
+        key = normalize(word.lstrip("!"))
         if key in ("*", ""):
             if negated:
                 return f"an exclusion names no place in {s!r}", excluded
             continue
-        place = places.get(key)
+        # Fixed words keep their 的 (别的房间), a home's names are keyed without it.
+        place = places.get(key) or places.get(key.replace("的", ""))
         if place is None:
             return f"no place called {word.lstrip('!')!r} in this home", excluded
         (excluded if negated else said).append(place)
