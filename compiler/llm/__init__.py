@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from jiayu.compiler.llm.client import (
@@ -58,7 +58,7 @@ class FallbackParse:
 
     clauses: tuple[Clause, ...] | None
     """The IR, or None when it cannot be used (see `reason`)."""
-    compact: list[dict[str, Any]] = field(compare=False)
+    compact: list[dict[str, Any]]
     """The validated compact answer (the UNKNOWN array when the model failed)."""
     reason: str
     """Why `clauses` is None ("" when it is not)."""

@@ -52,7 +52,11 @@ class LLMClient(Protocol):
 
 
 class DashScopeClient:
-    """DashScope's native generation API through the official SDK."""
+    """DashScope's native generation API through the official SDK.
+
+    The SDK itself resends a request once when a pooled keep-alive connection turns out to be
+    closed before any byte was answered (dashscope/api_entities/http_request.py,
+    `_send_with_retry`): nothing was processed then, so it is no retry of a model call."""
 
     def __init__(
         self,
@@ -130,7 +134,11 @@ class DashScopeClient:
 
 
 class OpenAICompatClient:
-    """`POST {base_url}/chat/completions` (the OpenAI shape) with urllib only."""
+    """`POST {base_url}/chat/completions` (the OpenAI shape) with urllib only.
+
+    The timeout bounds each wait on the socket (connect, and each read), as urllib does; a
+    server that trickles its answer byte by byte could take longer, which no model server does.
+    Proxies from the environment (https_proxy, no_proxy) are honoured, as by every urllib user."""
 
     def __init__(
         self,
