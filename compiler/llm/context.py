@@ -12,6 +12,7 @@ turn's critical path, in microseconds.
 
 from __future__ import annotations
 
+import heapq
 import json
 import unicodedata
 from collections.abc import Iterable, Sequence
@@ -122,7 +123,8 @@ def recall(
     for gram in grams:
         for i, weight in index.postings.get(gram, ()):
             scores[i] = scores.get(i, 0) + weight
-    ranked = sorted(scores, key=lambda i: (-scores[i], i))[: max(limit, 0)]
+    # A partial selection rather than a sort: on a big home a type word scores thousands.
+    ranked = heapq.nsmallest(max(limit, 0), scores, key=lambda i: (-scores[i], i))
     found = [index.devices[i] for i in ranked]
     ids = {d.id for d in found}
     for device_id in recent:
