@@ -80,13 +80,14 @@ def _number(
     device: Device, command: str, attribute: str, value: Value, read: Mapping[str, Any] | None
 ) -> float | int | Refusal:
     bounds = value_range(device, command) or (0.0, 100.0)
+    number: float
     if attribute == "color_temp" and value.word in COLOURS:
         # 暖光 is the light's warmest, 冷光 its coldest, 自然光 4000 K within its limits.
         number = {"warm": bounds[0], "cool": bounds[1]}.get(
             value.word, min(max(NATURAL_KELVIN, bounds[0]), bounds[1])
         )
     elif value.kind == "extreme":
-        number: float = bounds[1] if value.direction > 0 else bounds[0]
+        number = bounds[1] if value.direction > 0 else bounds[0]
     elif value.kind == "relative":
         current = (read or {}).get(attribute)
         if not isinstance(current, int | float) or isinstance(current, bool):

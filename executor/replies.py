@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import datetime
 from typing import Any
 
 from jiayu.executor.catalog import format_number
@@ -142,3 +143,14 @@ def state_word(attribute: str, value: Any) -> str:
     if isinstance(value, int | float):
         return yes if value > 0 else no
     return yes if value else no
+
+
+def when_phrase(at: datetime, now: datetime) -> str:
+    """半小时后 / 今天22:00 / 明天07:00: when a delayed command fires, as said back."""
+    ahead = (at - now).total_seconds()
+    if ahead < 3600:
+        minutes = max(1, round(ahead / 60))
+        return "半小时后" if minutes == 30 else f"{minutes}分钟后"
+    days = (at.date() - now.date()).days
+    day = {0: "今天", 1: "明天", 2: "后天"}.get(days, f"{at.month}月{at.day}日")
+    return f"{day}{at:%H:%M}"

@@ -32,6 +32,12 @@ class Batch:
     """The clause they came from, for the reply's wording (None for a confirmation)."""
     scene: str | None = None
     """The scene's name when the batch is a scene's steps."""
+    delays: tuple[float, ...] = ()
+    """For a scene: seconds to wait before each step (`delay_s`). The sync runner sends the
+    steps at once; the asyncio runtime paces them in the background (executor/scenes.py)."""
+    background: bool = False
+    """Set by the asyncio runtime when it hands the batch to the scene runner: it finishes
+    after the turn, and its outcome is told in a later reply."""
     sent: list[Command] = field(default_factory=list)
     """Filled by the runner: what the hub accepted, in order."""
     failed: list[tuple[Command, str]] = field(default_factory=list)

@@ -1,8 +1,12 @@
-"""The `jiayu` command: run turns, replay the corpus, explain a parse.
+"""The `jiayu` command: run turns, replay the corpus, explain a parse, build a home.
 
-jiayu run [--home FILE] [--json] TEXT...      each TEXT one turn of one session
-jiayu replay FILE... [--json]                 corpus cases, summary by tag
+jiayu run [--home FILE] [--json] [--area ROOM] [--user U] [--llm] TEXT...
+                                              each TEXT one turn of one session
+jiayu replay FILE... [--json]                 corpus cases: by tag and file, confusion, latency
+jiayu coverage [FILE...]                      grammar rules and words the corpus exercises
 jiayu parse [--home FILE] TEXT                tokens, tree, IR, compact form, confidence
+jiayu home from-z2m --rooms MAP [...]         a home file from zigbee2mqtt's bridge/devices
+jiayu home from-ha --url URL [--token T]      a home file from Home Assistant (token also HA_TOKEN)
 """
 
 from __future__ import annotations
@@ -15,7 +19,10 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from jiayu.errors import InputError
+from jiayu import coverage
+from jiayu import replay as replay_cli
+from jiayu.errors import InputError, JiayuError
+from jiayu.importers import ha, z2m
 
 DEMO_HOME = "homes/demo.json"
 
@@ -32,25 +39,29 @@ def _dump(data: Any) -> str:
 def _run(args: argparse.Namespace) -> int:
     from jiayu.engine import Engine
 
-    engine = Engine.from_file(args.home or demo_home_path(), audit_path=args.audit)
+    llm = None
+    if args.llm:
+        from jiayu.compiler.llm.client import client_from_env
+
+        llm = client_from_env(args.llm_kind)
+        if llm is None:
+            print(
+                "jiayu: --llm needs JIAYU_LLM_BASE_URL (a self-hosted server or DashScope's "
+                "compatible mode) or DASHSCOPE_API_KEY",
+                file=sys.stderr,
+            )
+            return 2
+    engine = Engine.from_file(
+        args.home or demo_home_path(),
+        audit_path=args.audit,
+        llm=llm,
+        schedules_path=args.schedules,
+        preferences_path=args.preferences,
+    )
     for text in args.text:
-        result = engine.turn(text, "cli")
+        result = engine.turn(text, "cli", area=args.area, user=args.user)
         print(_dump(result.to_json()) if args.json else result.reply)
     return 0
-
-
-def _replay(args: argparse.Namespace) -> int:
-    from jiayu.cases import load_cases
-    from jiayu.replay import run_case, summary
-
-    cases = [case for path in args.files for case in load_cases(path)]
-    outcomes = [run_case(case) for case in cases]
-    if args.json:
-        for o in outcomes:
-            print(_dump({"id": o.case.id, "pass": o.passed, "result": o.result.to_json()}))
-    else:
-        print(summary(outcomes))
-    return 0 if all(o.passed for o in outcomes) else 1
 
 
 def _parse(args: argparse.Namespace) -> int:
@@ -70,12 +81,36 @@ def main(argv: Sequence[str] | None = None) -> int:
     run.add_argument("--home", help="home file (default: the bundled demo home)")
     run.add_argument("--json", action="store_true", help="print each Result as JSON")
     run.add_argument("--audit", help="append every command sent to this JSONL file")
+    run.add_argument("--area", help="the speaker's room id (这里, and 开灯 said there)")
+    run.add_argument("--user", help="who is speaking (their preferences)")
+    run.add_argument("--schedules", help="keep delayed commands in this JSON state file")
+    run.add_argument("--preferences", help="keep users' preferences in this JSON state file")
+    run.add_argument(
+        "--llm",
+        action="store_true",
+        help="use the Qwen fallback configured by JIAYU_LLM_BASE_URL / DASHSCOPE_API_KEY",
+    )
+    run.add_argument("--llm-kind", choices=["dashscope", "openai"], help="which client --llm uses")
     run.add_argument("text", nargs="+", help="one turn each")
     run.set_defaults(func=_run)
     replay = sub.add_parser("replay", help="replay corpus case files")
-    replay.add_argument("files", nargs="+")
-    replay.add_argument("--json", action="store_true", help="one JSON line per case")
-    replay.set_defaults(func=_replay)
+    replay_cli.add_arguments(replay)
+    replay.set_defaults(func=replay_cli.run)
+    cover = sub.add_parser("coverage", help="grammar rules and words the corpus exercises")
+    coverage.add_arguments(cover)
+    cover.set_defaults(func=coverage.run)
+    home = sub.add_parser("home", help="build a home file from a real hub")
+    sources = home.add_subparsers(dest="source", required=True)
+    from_z2m = sources.add_parser(
+        "from-z2m", help="from zigbee2mqtt's bridge/devices and a rooms mapping"
+    )
+    z2m.add_arguments(from_z2m)
+    from_z2m.set_defaults(func=z2m.run)
+    from_ha = sources.add_parser(
+        "from-ha", help="from Home Assistant's registries (token: --token or HA_TOKEN)"
+    )
+    ha.add_arguments(from_ha)
+    from_ha.set_defaults(func=ha.run)
     explain = sub.add_parser("parse", help="explain how an utterance compiles")
     explain.add_argument("--home", help="home file (default: the bundled demo home)")
     explain.add_argument("text", nargs="+")
@@ -85,6 +120,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         code: int = args.func(args)
     except InputError as err:
         print(str(err), file=sys.stderr)
+        return 2
+    except JiayuError as err:  # an LLM misconfigured, an audit log that cannot be written
+        print(f"jiayu: {err}", file=sys.stderr)
         return 2
     except BrokenPipeError:
         return 0

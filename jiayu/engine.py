@@ -23,14 +23,18 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from datetime import datetime
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from jiayu.compiler import CONFIDENCE_THRESHOLD, Lexicon, compile_text
 from jiayu.compiler.compact import UNKNOWN, compact
-from jiayu.executor.actions import query_attribute, reading_attribute
+from jiayu.errors import JiayuError
+from jiayu.executor.actions import query_attribute, reading_attribute, value_attribute
 from jiayu.executor.arun import AsyncRunner, as_async
 from jiayu.executor.audit import AuditLog
 from jiayu.executor.catalog import apply_command, is_high_risk, params_error
+from jiayu.executor.clock import Clock, SystemClock
 from jiayu.executor.events import Event, EventBus, EventKind
 from jiayu.executor.hubs import FAULT_WORDS, AsyncHub, Hub, HubError, SimulatedHub
 from jiayu.executor.plan import Refusal, needs_read, plan
@@ -41,10 +45,22 @@ from jiayu.executor.replies import (
     names_phrase,
     reading_phrase,
     state_word,
+    value_phrase,
+    when_phrase,
 )
 from jiayu.executor.run import Batch, Listener, Report, SyncRunner
-from jiayu.home import Home, load_home, room_prefix
-from jiayu.ir import Clause, Compiled, Condition, NoParse, Parse, Target, to_json
+from jiayu.executor.scenes import SceneOutcome, SceneRunner
+from jiayu.executor.schedules import (
+    Schedule,
+    ScheduleError,
+    Scheduler,
+    ScheduleStore,
+    fire_time,
+    new_schedule_id,
+)
+from jiayu.home import Device, Home, load_home, room_prefix
+from jiayu.ir import Clause, Compiled, Condition, NoParse, Parse, Target, Timing, Value, to_json
+from jiayu.preferences import PreferenceStore, preference_key
 from jiayu.resolver.names import NameIndex
 from jiayu.resolver.resolve import (
     ACTION_WORDS,
@@ -108,7 +124,7 @@ class Draft:
     llm_compact: list[dict[str, Any]] | None = None
     scheduled: list[dict[str, Any]] = field(default_factory=list)
     timings: dict[str, float] = field(default_factory=dict)
-    told: list[str] = field(default_factory=list)
+    stop_scene: bool = False  # 算了/停下 with nothing waiting: stops a running long scene
 
     def say(self, outcome: Outcome, reply: str) -> None:
         self.outcomes.append(outcome)
@@ -157,7 +173,13 @@ class Engine:
         llm: LLMClient | None = None,
         parallel: int = 8,
         command_timeout: float = 5.0,
+        clock: Clock | None = None,
+        schedules_path: str | os.PathLike[str] | None = None,
+        preferences_path: str | os.PathLike[str] | None = None,
     ) -> None:
+        """`hub`: a blocking Hub (both APIs) or an AsyncHub (`handle` only); the simulated hub
+        by default. `schedules_path` / `preferences_path`: JSON state files the hub keeps, so
+        delayed commands and what users like survive a restart (in memory when not given)."""
         self.home = home
         self.lexicon = Lexicon(home)
         self.names = NameIndex(home)
@@ -168,6 +190,8 @@ class Engine:
             self._audit.check()  # refuse to start rather than send unaudited commands
         self._fallback = _fallback(llm, home) if llm is not None else None
         self._limits = (parallel, command_timeout)
+        self.clock: Clock = clock if clock is not None else SystemClock()
+        self._paths = (schedules_path, preferences_path)
         self._setup()
         _warm(self.lexicon)
 
@@ -182,6 +206,11 @@ class Engine:
         self._async: tuple[asyncio.AbstractEventLoop, AsyncRunner] | None = None
         self._turns = itertools.count(1)
         self._order: dict[str, asyncio.Lock] = {}
+        schedules, preferences = self._paths
+        self.schedules = ScheduleStore(_path(schedules))
+        self.preferences = PreferenceStore(_path(preferences))
+        self._scheduler: Scheduler | None = None
+        self._scenes: SceneRunner | None = None
 
     def fresh(self, *, hub: Hub | None = None) -> Engine:
         """A new engine on the same home and indexes: new sessions, and a new simulated hub
@@ -191,6 +220,7 @@ class Engine:
         engine.resolver = self.resolver
         engine.hub = hub if hub is not None else SimulatedHub(self.home)
         engine._audit, engine._fallback, engine._limits = self._audit, self._fallback, self._limits
+        engine.clock, engine._paths = self.clock, (None, None)
         engine._setup()
         return engine
 
@@ -291,24 +321,14 @@ class Engine:
                 result = self.crashed(draft)
                 self.events.publish(Event("turn.failed", session_id, number, reply=result.reply))
                 return _handled(result, number, loop.create_future())
-
-            def notify(kind: str, command: Command, reason: str | None) -> None:
-                event_kind: EventKind = f"command.{kind}"  # type: ignore[assignment]
-                self.events.publish(
-                    Event(
-                        event_kind,
-                        session_id,
-                        number,
-                        command.device,
-                        command.command,
-                        dict(command.params),
-                        reason,
-                    )
-                )
-
+            self._start_scheduler()
+            if draft.stop_scene and self._scenes is not None and self._scenes.cancel():
+                reply = "好的，已经停下了。"
             # Numbered when queued: per device, commands go out in turn-number order.
             number = next(self._turns)
-            sending = runner.submit(draft.batches, session=session_id, text=text, notify=notify)
+            notify = self._notifier(session_id, number)
+            now = [b for b in draft.batches if not self._paced(b, draft, runner, notify)]
+            sending = runner.submit(now, session=session_id, text=text, notify=notify)
         decided: list[Outcome] = [*draft.outcomes]
         decided.extend("executed" for b in draft.batches if b.commands)
         outcome = most_blocking(decided)
@@ -323,6 +343,62 @@ class Engine:
             number,
             done,
         )
+
+    def _notifier(self, session_id: str, number: int) -> Callable[[str, Command, str | None], None]:
+        def notify(kind: str, command: Command, reason: str | None) -> None:
+            event_kind: EventKind = f"command.{kind}"  # type: ignore[assignment]
+            self.events.publish(
+                Event(
+                    event_kind,
+                    session_id,
+                    number,
+                    command.device,
+                    command.command,
+                    dict(command.params),
+                    reason,
+                )
+            )
+
+        return notify
+
+    def _start_scheduler(self) -> None:
+        """The asyncio runtime fires schedules by itself, from the first handled turn on."""
+        if self._scheduler is None:
+            self._scheduler = Scheduler(self.schedules, self.clock, self._fire)
+            self._scheduler.start()
+
+    def _paced(
+        self,
+        batch: Batch,
+        draft: Draft,
+        runner: AsyncRunner,
+        notify: Callable[[str, Command, str | None], None],
+    ) -> bool:
+        """Hand a scene whose steps wait to the home's scene runner (one at a time; a new
+        one replaces it); True when it was handed over."""
+        if not any(batch.delays):
+            return False
+        if self._scenes is None:
+            self._scenes = SceneRunner(self.clock)
+        session = draft.session
+        steps = [_Step(c, d) for c, d in zip(batch.commands, batch.delays, strict=True)]
+
+        async def run_step(step: _Step) -> None:
+            single = Batch([step.command])
+            await runner.submit([single], session=session.id, text=draft.text, notify=notify)
+            if single.failed:
+                raise HubError(step.command.device, single.failed[0][1])
+
+        def done(outcome: SceneOutcome) -> None:
+            name = shown(batch.scene or "")
+            if outcome.ok:
+                session.messages.append(f"{name}已经执行完了")
+            else:
+                session.messages.append(f"{name}有{outcome.total - outcome.sent}步没有执行成功")
+
+        batch.background = True
+        self._scenes.start(steps, run_step, done)
+        return True
 
     def subscribe(self, session_id: str, callback: Callable[[Event], None]) -> Callable[[], None]:
         """Call `callback` with every event of the session; returns the unsubscribe function."""
@@ -359,10 +435,11 @@ class Engine:
             reply = "好的，" + reply
         told = list(draft.session.messages)
         draft.session.messages.clear()
-        draft.told = told
         return "。".join([*told, reply]) if told else reply
 
-    async def _settle(self, draft: Draft, sending: asyncio.Task[Report], number: int) -> Result:
+    async def _settle(
+        self, draft: Draft, sending: asyncio.Task[Report], number: int, *, remember: bool = True
+    ) -> Result:
         """When every command of the turn has been tried: the final Result, its events, and
         any failure queued for the next reply."""
         try:
@@ -373,7 +450,7 @@ class Engine:
 
             def finish_locked() -> Result:
                 with draft.session.lock:
-                    return self.finish(draft, report, told=False)
+                    return self.finish(draft, report, told=False, remember=remember)
 
             # In a worker thread: the session lock may be held by a turn being planned, which
             # waits on this loop for its reads; taking it here would block them both.
@@ -503,7 +580,15 @@ class Engine:
             if actions == {"cancel"}:
                 draft.say("noop", "好的，不操作了。")
                 return
-            narrowed = self._answer(pending, clauses[0], session, draft)
+            narrowed: Resolution | None
+            if pending.preference is not None:
+                if not self._preference_answer(draft, pending, clauses[0]):
+                    draft.session.pending = pending  # not an answer: the question stands
+                    draft.say("clarify", "没听清，你喜欢的是多少？")
+                    return
+                narrowed = Found(pending.options)  # stored: the waiting clause now finds it
+            else:
+                narrowed = self._answer(pending, clauses[0], session, draft)
             if narrowed is not None:
                 focus = list(pending.focus)
                 waiting = pending.clause
@@ -515,6 +600,7 @@ class Engine:
                 clauses = clauses[1:]  # 书房的，然后关掉客厅灯: the rest still runs
         elif actions == {"cancel"}:
             draft.say("noop", "好的。")  # 算了 with nothing waiting: just acknowledge
+            draft.stop_scene = True
             return
         if not draft.asked:
             self._run(draft, clauses, read, [], None)
@@ -599,12 +685,19 @@ class Engine:
             return ()
         if clause.action == "scene":
             return self._scene(draft, clause)
-        if clause.action in ("remember", "schedule_cancel", "schedule_query") or clause.when:
-            draft.say("rejected", "暂时还不支持定时和偏好设置。")
+        if clause.action == "remember":
+            self._remember(draft, clause)
+            return ()
+        if clause.action in ("schedule_cancel", "schedule_query") and clause.target is None:
+            self._schedules(draft, clause, None)
             return ()
         started = time.perf_counter()
+        asked = clause
+        if clause.action in ("schedule_cancel", "schedule_query") and clause.target is not None:
+            # 取消关空调的定时: every device the words name, whatever it can do.
+            asked = Clause("query", replace(clause.target, quantifier="all"))
         resolution = self.resolver.resolve(
-            clause, draft.session, focus=focus, previous=previous, area=draft.area
+            asked, draft.session, focus=focus, previous=previous, area=draft.area
         )
         draft.timings["resolve"] = draft.timings.get("resolve", 0.0) + (
             time.perf_counter() - started
@@ -649,6 +742,14 @@ class Engine:
         if clause.action == "query":
             self._query(draft, clause, devices, read)
             return devices
+        if clause.action in ("schedule_cancel", "schedule_query"):
+            self._schedules(draft, clause, devices)
+            return ()
+        if clause.value is not None and clause.value.kind == "preferred":
+            value = self._preferred(draft, clause, devices, focus, rest)
+            if value is None:
+                return ()
+            clause = replace(clause, value=value)
         commands: list[Command] = []
         refusals: list[str] = []
         for device_id in devices:
@@ -671,7 +772,9 @@ class Engine:
         if refusals:
             # Every device left out is said, even when others went ahead.
             draft.say("rejected", "；".join(dict.fromkeys(refusals)))
-        if commands:
+        if commands and clause.when is not None:
+            self._schedule(draft, commands, clause.when, clause.condition, focus)
+        elif commands:
             self._batch(draft, commands, clause, condition=clause.condition, focus=focus)
         return tuple(c.device for c in commands)
 
@@ -734,16 +837,259 @@ class Engine:
         return got
 
     def _confirmed(self, draft: Draft, pending: PendingConfirm, read: Reader) -> None:
-        """确认: re-check the condition against a fresh read, then send what waited."""
+        """确认: re-check the condition against a fresh read, then send what waited (or, for a
+        delayed command, schedule it: its condition is checked when it fires)."""
+        if pending.when is not None:
+            self._schedule(
+                draft, pending.commands, pending.when, pending.condition, pending.focus, True
+            )
+            return
         if not self._condition_holds(draft, pending.condition, list(pending.focus), read):
             return
         self._batch(draft, list(pending.commands), None, confirmed=True)
+
+    # --- delayed commands ---------------------------------------------------------
+
+    def _schedule(
+        self,
+        draft: Draft,
+        commands: Sequence[Command],
+        when: Timing,
+        condition: Condition | None,
+        focus: Sequence[str],
+        confirmed: bool = False,
+    ) -> None:
+        """半小时后关空调: resolved and validated now, held for 确认 now if risky, sent later."""
+        now = self.clock.now()
+        try:
+            at = fire_time(when, now)
+        except ScheduleError as err:
+            draft.say("rejected", f"这个时间定不了：{err}")
+            return
+        for command in commands:
+            device = self.home.device(command.device)
+            error = params_error(device, command.command, command.params)
+            if error is not None:
+                draft.say("rejected", f"{shown(device.name)}没法定时：{error}")
+                return
+        risky = [c for c in commands if is_high_risk(self.home.device(c.device), c.command)]
+        if risky and not confirmed:
+            names = "、".join(shown(self.home.device(c.device).name) for c in risky)
+            verb = COMMAND_VERBS.get(risky[0].command, "打开")
+            draft.held.extend(commands)
+            draft.say("confirm", f"确定要{when_phrase(at, now)}{verb}{names}吗？请说“确认”。")
+            draft.session.pending = PendingConfirm(
+                tuple(commands), condition, tuple(focus), draft.text, when
+            )
+            return
+        guard = self._condition_json(draft, condition, focus) if condition else None
+        schedule = Schedule(
+            new_schedule_id(),
+            draft.session.id,
+            draft.user,
+            at,
+            tuple(commands),
+            draft.text,
+            guard,
+            now,
+        )
+        try:
+            self.schedules.add(schedule)
+        except JiayuError as err:
+            draft.say("rejected", f"定时没有记下来：{err}")
+            return
+        draft.scheduled.append(schedule.result_json())
+        draft.devices.extend(c.device for c in commands)
+        draft.say(
+            "scheduled", f"好的，{when_phrase(at, now)}{done_phrase(self.home, None, commands)[1:]}"
+        )
+
+    def _condition_json(
+        self, draft: Draft, condition: Condition, focus: Sequence[str]
+    ) -> dict[str, Any] | None:
+        """A condition kept with a schedule: which sensors to read and what to compare, so it
+        is checked against fresh reads when the schedule fires (even after a restart)."""
+        sources = self._condition_sources(draft, condition, focus)
+        return {
+            "sources": sources or [],
+            "attribute": condition.attribute,
+            "op": condition.op,
+            "number": condition.number,
+            "where": _place_words(condition.subject),
+        }
+
+    def _schedules(self, draft: Draft, clause: Clause, devices: Sequence[str] | None) -> None:
+        """取消定时 / 还有多久关空调: this session's schedules, for these devices if said."""
+        now = self.clock.now()
+        if clause.action == "schedule_cancel":
+            try:
+                gone = self.schedules.cancel_where(session=draft.session.id, devices=devices)
+            except JiayuError as err:
+                draft.say("rejected", f"定时没有取消：{err}")
+                return
+            if not gone:
+                draft.say("noop", "现在没有这样的定时。")
+                return
+            done = "，".join(
+                f"{when_phrase(g.at, now)}{done_phrase(self.home, None, g.commands)[1:]}"
+                for g in gone[:3]
+            )
+            draft.say("executed", f"好的，已取消{len(gone)}个定时（{done}）")
+            return
+        waiting = self.schedules.pending(session=draft.session.id, devices=devices)
+        if not waiting:
+            draft.say("answered", "现在没有这样的定时。")
+            return
+        draft.say(
+            "answered",
+            "，".join(
+                f"{when_phrase(w.at, now)}{done_phrase(self.home, None, w.commands)[1:]}"
+                for w in waiting[:3]
+            ),
+        )
+
+    def run_due(self, now: datetime | None = None) -> list[Result]:
+        """Send the schedules whose time has come (for hubs on the sync API; the asyncio runtime
+        fires them by itself). Each is validated again and its condition checked first."""
+        if self.runner is None:
+            raise TypeError("this engine's hub is an AsyncHub: schedules fire by themselves")
+        results: list[Result] = []
+        for schedule in self.schedules.pop_due(now or self.clock.now()):
+            session = self.session(schedule.session)
+            with session.lock:
+                draft = self._fire_draft(schedule, self.runner.read)
+                report = self.runner.run(draft.batches, session=session.id, text=schedule.text)
+                result = self.finish(draft, report, told=False, remember=False)
+            session.messages.append(f"定时的操作：{result.reply}")
+            results.append(result)
+        return results
+
+    def _fire_draft(self, schedule: Schedule, read: Reader) -> Draft:
+        draft = Draft(schedule.text, self.session(schedule.session), user=schedule.user)
+        draft.source = "grammar"
+        guard = schedule.condition
+        if guard is not None and not self._guard_holds(draft, guard, read):
+            return draft
+        self._batch(draft, list(schedule.commands), None, confirmed=True)
+        return draft
+
+    def _guard_holds(self, draft: Draft, guard: Mapping[str, Any], read: Reader) -> bool:
+        values: list[float] = []
+        for device_id in guard.get("sources", ()):
+            if device_id not in self._device_ids():
+                continue
+            got = self._read(draft, device_id, read)
+            value = None if isinstance(got, HubError) else got.get(guard["attribute"])
+            if isinstance(value, int | float) and not isinstance(value, bool):
+                values.append(float(value))
+        return self._compare(
+            draft, values, guard["attribute"], guard["op"], float(guard["number"]), guard["where"]
+        )
+
+    def _device_ids(self) -> frozenset[str]:
+        return frozenset(d.id for d in self.home.devices)
+
+    async def _fire(self, schedule: Schedule) -> None:
+        """The asyncio runtime's schedule fire: the same checks as run_due, sent in the
+        background runner, and what came of it queued for the session's next reply."""
+        runner = self._async_runner()
+        loop = asyncio.get_running_loop()
+
+        def read(device_id: str) -> Mapping[str, Any] | HubError:
+            return asyncio.run_coroutine_threadsafe(runner.read(device_id), loop).result()
+
+        draft = await asyncio.to_thread(self._fire_draft, schedule, read)
+        number = next(self._turns)
+        sending = runner.submit(
+            draft.batches,
+            session=schedule.session,
+            text=schedule.text,
+            notify=self._notifier(schedule.session, number),
+        )
+        await self._settle(draft, sending, number, remember=False)
+
+    # --- preferences ------------------------------------------------------------
+
+    def _preference_answer(self, draft: Draft, pending: PendingClarify, answer: Clause) -> bool:
+        """你喜欢的温度是多少？— 26度: store the value said; False when it is no such answer."""
+        value = answer.value
+        if answer.target is not None or value is None or value.kind != "absolute":
+            return False
+        stored: float | str | None = value.word if value.word is not None else value.number
+        if stored is None or pending.preference is None:
+            return False
+        try:
+            self.preferences.set(_user(draft), pending.preference, stored)
+        except JiayuError:
+            return False
+        return True
+
+    def _remember(self, draft: Draft, clause: Clause) -> None:
+        """记住我喜欢26度 / 我看电视的音量是20: stored per user, said back."""
+        value = clause.value
+        attribute = _preference_attribute(value)
+        if value is None or attribute is None:
+            draft.say("rejected", "没听清要记住什么。")
+            return
+        device_type = clause.target.device_type if clause.target is not None else None
+        stored: float | str | None = value.word if value.word is not None else value.number
+        if stored is None:
+            draft.say("rejected", "没听清要记住什么。")
+            return
+        try:
+            kept = self.preferences.set(
+                _user(draft), preference_key(attribute, device_type), stored
+            )
+        except JiayuError as err:
+            draft.say("rejected", f"这个记不了：{err}")
+            return
+        draft.say("executed", f"好的，记住了，{_preference_phrase(attribute, kept)}")
+
+    def _preferred(
+        self,
+        draft: Draft,
+        clause: Clause,
+        devices: Sequence[str],
+        focus: Sequence[str],
+        rest: tuple[Clause, ...],
+    ) -> Value | None:
+        """调到我喜欢的温度: the user's stored value; when there is none, ask for it (the
+        answer is stored, then the clause runs)."""
+        assert clause.value is not None
+        device = self.home.device(devices[0])
+        attribute = clause.value.attribute or _main_preference(device)
+        if attribute is None:
+            draft.say("rejected", f"{shown(device.name)}没有可以按习惯调的设置")
+            return None
+        stored = self.preferences.preferred(_user(draft), attribute, device.type)
+        if stored is None:
+            key = preference_key(attribute, None)
+            draft.options.extend(devices)
+            draft.say("clarify", f"你喜欢的{attribute_word(attribute)}是多少？说一下我就记住。")
+            draft.asked = True
+            draft.session.pending = PendingClarify(
+                replace(clause, value=replace(clause.value, attribute=attribute)),
+                tuple(devices),
+                False,
+                rest,
+                tuple(focus),
+                draft.text,
+                key,
+            )
+            return None
+        if isinstance(stored, str):
+            return Value("absolute", attribute, None, stored)
+        return Value("absolute", attribute, float(stored))
 
     def _scene(self, draft: Draft, clause: Clause) -> tuple[str, ...]:
         assert clause.scene is not None
         scene = self.home.scene(clause.scene)
         commands = [Command(s.device, s.command, dict(s.params)) for s in scene.steps]
         self._batch(draft, commands, None, scene=scene.name)
+        batch = draft.parts[-1]
+        if isinstance(batch, Batch) and batch.scene == scene.name:
+            delays = {(s.device, s.command): s.delay_s for s in scene.steps}
+            batch.delays = tuple(delays.get((c.device, c.command), 0.0) for c in batch.commands)
         return tuple(dict.fromkeys(c.device for c in commands))
 
     def _query(self, draft: Draft, clause: Clause, devices: Sequence[str], read: Reader) -> None:
@@ -778,32 +1124,35 @@ class Engine:
     def _summary(self, clause: Clause, found: Sequence[tuple[str, str, Any]]) -> str:
         """A set or yes/no question answered in one phrase: 有，客厅灯和卧室灯开着."""
         expected = True if clause.expected is None else clause.expected
-        matching = [d for d, a, v in found if state_word(a, v) == state_word(a, expected)]
+        wants = {d: _wanted(clause.attribute, a, expected) for d, a, _ in found}
+        matching = [d for d, a, v in found if state_word(a, v) == state_word(a, wants[d])]
         others = [d for d, _, _ in found if d not in matching]
         attribute = found[0][1]
-        word = state_word(attribute, expected)
-        other_word = state_word(attribute, not expected)
+        word = state_word(attribute, wants[found[0][0]])
+        other_word = state_word(attribute, not wants[found[0][0]])
         noun = _noun(clause)
         if clause.question == "count":
             if not matching:
                 return f"没有{noun}{word}"
-            return f"有 {len(matching)} 个{noun}{word}：{names_phrase(self.home, matching)}"
+            return f"有{len(matching)}个{noun}{word}：{self._listing(matching)}"
         if clause.question == "which":
-            if not matching:
-                return f"没有{noun}{word}"
-            return f"{names_phrase(self.home, matching)}{word}"
+            return f"{self._listing(matching)}{word}" if matching else f"没有{noun}{word}"
         if clause.question == "any":
             if not matching:
                 return f"没有，{noun}都{other_word}"
-            return f"有，{names_phrase(self.home, matching)}{word}"
+            return f"有，{self._listing(matching)}{word}"
         # all / yes_no: every device asked about is in the state asked about
         if not others:
-            return (
-                f"是的，{names_phrase(self.home, matching)}都{word}"
-                if len(matching) > 1
-                else f"是的，{names_phrase(self.home, matching)}{word}"
-            )
-        return f"没有，{names_phrase(self.home, others)}{other_word}"
+            both = "都" if len(matching) > 1 else ""
+            return f"是的，{self._listing(matching)}{both}{word}"
+        return f"没有，{self._listing(others)}{other_word}"
+
+    def _listing(self, devices: Sequence[str]) -> str:
+        """Up to four names; more are counted, not read out."""
+        names = [shown(self.home.device(d).name) for d in dict.fromkeys(devices)]
+        if len(names) > 4:
+            return "、".join(names[:3]) + f"等{len(names)}个"
+        return names[0] if len(names) == 1 else "、".join(names[:-1]) + "和" + names[-1]
 
     def _condition_holds(
         self,
@@ -815,31 +1164,10 @@ class Engine:
         """Check a condition once against a fresh read; False records why."""
         if condition is None:
             return True
-        if condition.subject is None:
-            room = (
-                focus[-1] if focus else draft.area or next(iter(draft.session.recent_rooms), None)
-            )
-            if room is None:
-                draft.say("rejected", f"不知道要读哪里的{attribute_word(condition.attribute)}")
-                return False
-            sources = [
-                d.id
-                for d in self.home.devices_in_room(room)
-                if reading_attribute(d, condition.attribute) == condition.attribute
-            ]
-        else:
-            resolution = self.resolver.resolve(
-                Clause("query", _as_set(condition.subject), attribute=condition.attribute),
-                draft.session,
-                area=draft.area,
-            )
-            sources = list(resolution.devices) if isinstance(resolution, Found) else []
-            sources = [
-                d
-                for d in sources
-                if reading_attribute(self.home.device(d), condition.attribute)
-                == condition.attribute
-            ]
+        sources = self._condition_sources(draft, condition, focus)
+        if sources is None:
+            draft.say("rejected", f"不知道要读哪里的{attribute_word(condition.attribute)}")
+            return False
         values: list[float] = []
         for device_id in sources:
             got = self._read(draft, device_id, read)
@@ -848,21 +1176,62 @@ class Engine:
             value = got.get(condition.attribute)
             if isinstance(value, int | float) and not isinstance(value, bool):
                 values.append(float(value))
-        where = _place_words(condition.subject)
-        if not values:
-            draft.say(
-                "rejected",
-                f"读不到{where}的{attribute_word(condition.attribute)}，所以什么都没做",
+        return self._compare(
+            draft,
+            values,
+            condition.attribute,
+            condition.op,
+            condition.number,
+            _place_words(condition.subject),
+        )
+
+    def _condition_sources(
+        self, draft: Draft, condition: Condition, focus: Sequence[str]
+    ) -> list[str] | None:
+        """The devices whose reading a condition compares; None when no place is known."""
+        if condition.subject is None:
+            room = (
+                focus[-1] if focus else draft.area or next(iter(draft.session.recent_rooms), None)
             )
+            if room is None:
+                return None
+            return [
+                d.id
+                for d in self.home.devices_in_room(room)
+                if reading_attribute(d, condition.attribute) == condition.attribute
+            ]
+        resolution = self.resolver.resolve(
+            Clause("query", _as_set(condition.subject), attribute=condition.attribute),
+            draft.session,
+            area=draft.area,
+        )
+        found = list(resolution.devices) if isinstance(resolution, Found) else []
+        return [
+            d
+            for d in found
+            if reading_attribute(self.home.device(d), condition.attribute) == condition.attribute
+        ]
+
+    def _compare(
+        self,
+        draft: Draft,
+        values: Sequence[float],
+        attribute: str,
+        op: str,
+        number: float,
+        where: str,
+    ) -> bool:
+        """Whether the readings pass the comparison; the reply says what was read."""
+        if not values:
+            draft.say("rejected", f"读不到{where}的{attribute_word(attribute)}，所以什么都没做")
             return False
         reading = sum(values) / len(values)
-        holds = bool(_OPS[condition.op](reading, condition.number))
-        phrase = reading_phrase(where, condition.attribute, reading)
-        if not holds:
+        phrase = reading_phrase(where, attribute, reading)
+        if not _OPS[op](reading, number):
             draft.say(
                 "noop",
-                f"{phrase}，没有{_OP_WORDS[condition.op]}"
-                f"{reading_phrase('', condition.attribute, condition.number)}，所以没有执行",
+                f"{phrase}，没有{_OP_WORDS[op]}"
+                f"{reading_phrase('', attribute, number)}，所以没有执行",
             )
             return False
         draft.parts.append(phrase)
@@ -870,9 +1239,12 @@ class Engine:
 
     # --- the Result ------------------------------------------------------------
 
-    def finish(self, draft: Draft, report: Report, *, told: bool = True) -> Result:
+    def finish(
+        self, draft: Draft, report: Report, *, told: bool = True, remember: bool = True
+    ) -> Result:
         """The Result of a planned and run turn; updates the session. `told`: the reply
-        starts with the session's queued messages (the async path said them already)."""
+        starts with the session's queued messages (the async path said them already);
+        `remember`: the turn is the user's (a schedule firing is not a turn of theirs)."""
         session = draft.session
         outcomes = list(draft.outcomes)
         replies: list[str] = []
@@ -880,6 +1252,10 @@ class Engine:
         for part in draft.parts:
             if isinstance(part, str):
                 replies.append(part)
+                continue
+            if part.background:
+                outcomes.append("executed")
+                replies.append(f"好的，{shown(part.scene or '')}开始了")
                 continue
             replies.extend(self._batch_phrases(part))
             failures.extend(Report.failure(c, reason) for c, reason in part.failed)
@@ -898,7 +1274,8 @@ class Engine:
             session.pending = None  # the question was overtaken by what else the turn said
         devices = [*draft.devices, *(c.device for c in sent)]
         rooms = tuple(dict.fromkeys(self.home.device(d).room for d in devices))
-        session.remember(draft.text, outcome, tuple(dict.fromkeys(devices)), rooms, tuple(sent))
+        if remember:
+            session.remember(draft.text, outcome, tuple(dict.fromkeys(devices)), rooms, tuple(sent))
         reply = "，".join(r for r in replies if r)
         if outcome == "executed" and not reply.startswith("好的"):
             reply = "好的，" + reply
@@ -1064,3 +1441,47 @@ def _known_room(home: Home, area: str | None) -> str | None:
     except KeyError:
         log.warning("jiayu.unknown_area", extra={"area": area})
         return None
+
+
+@dataclass(frozen=True)
+class _Step:
+    """A scene step for the scene runner: the command and how long to wait before it."""
+
+    command: Command
+    delay_s: float
+
+
+def _path(path: str | os.PathLike[str] | None) -> Path | None:
+    return Path(path) if path is not None else None
+
+
+def _user(draft: Draft) -> str:
+    # Without a user from the hub, the household shares one set of preferences.
+    return draft.user or "default"
+
+
+def _preference_attribute(value: Value | None) -> str | None:
+    if value is None:
+        return None
+    if value.attribute is not None:
+        return value.attribute
+    return "target_temperature" if value.unit == "°C" else None
+
+
+def _preference_phrase(attribute: str, value: float | int | str) -> str:
+    if attribute == "color_temp" and isinstance(value, str):
+        return "你喜欢" + {"warm": "暖光", "cool": "冷光", "natural": "自然光"}.get(value, value)
+    return f"你喜欢的{attribute_word(attribute)}是{value_phrase(attribute, value)}"
+
+
+def _main_preference(device: Device) -> str | None:
+    """What 按我的习惯 sets on a device when no attribute is said: its main setting."""
+    return value_attribute(device, Value("absolute"))
+
+
+def _wanted(asked: str | None, read: str, expected: Any) -> Any:
+    """The state a question asks about, in the attribute actually read: 门关好了吗 asks
+    about on/open, and a lock that is closed is locked."""
+    if read == "locked" and asked != "locked":
+        return not expected
+    return expected

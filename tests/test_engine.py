@@ -241,10 +241,10 @@ def test_one_question_is_asked_per_turn(engine: Engine) -> None:
 
 
 def test_a_target_found_only_fuzzily_is_asked_back_before_acting(engine: Engine) -> None:
-    asked = engine.turn("打开阿客厅灯")
-    assert asked.outcome == "clarify" and asked.options == ["light_living"]
-    assert asked.reply == "没太听清，你是要打开客厅灯吗？"
-    assert _sent(engine.turn("对")) == [("light_living", "turn_on")]
+    asked = engine.turn("打开老伙")
+    assert asked.outcome == "clarify" and asked.options == ["lamp_living_old"]
+    assert asked.reply == "没太听清，你是要打开老伙计吗？"
+    assert _sent(engine.turn("对")) == [("lamp_living_old", "turn_on")]
 
 
 def test_the_same_command_is_sent_once_per_turn(engine: Engine) -> None:
