@@ -110,6 +110,12 @@ class Resolver:
             return self._carried(clause, session, previous)
         if target.reference is not None:
             return self._reference(clause, target, session, previous)
+        if area is not None and any(p.kind == "this_room" for p in target.places):
+            # 这里 said where the hub knows the speaker is: that room, so 这里的灯 can spell a
+            # device's name (书房灯) like 书房的灯 does.
+            here = Place("room", area, self.home.room(area).name)
+            places = tuple(here if p.kind == "this_room" else p for p in target.places)
+            target = replace(target, places=places)
         if clause.question in ("which", "count", "any", "all") and not target.is_set:
             target = replace(target, quantifier="all")  # 有没有灯开着 asks about every light
         resolution = self._target(clause, target, session, focus, area)
@@ -118,10 +124,11 @@ class Resolver:
             and isinstance(resolution, Ask)
             and not target.places
             and not focus
-            and target.type_word
+            and (target.type_word or target.name)
             and not target.is_set
         ):
-            # 开灯 said in the bedroom: the bedroom's lights, as if 卧室的灯 had been said.
+            # 开灯 said in the bedroom: the bedroom's lights, as if 卧室的灯 had been said
+            # (打开台灯 there: the bedroom's 台灯).
             here = Place("room", area, self.home.room(area).name)
             local = self._target(clause, replace(target, places=(here,)), session, focus, area)
             if isinstance(local, Found):
