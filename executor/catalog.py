@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
@@ -258,7 +258,34 @@ def params_error(device: Device, command: str, params: object) -> str | None:
         return f"unknown command {_show(command)}"
     if spec.capability not in device.capabilities:
         return f'"{command}" needs capability "{spec.capability}", which device "{device.id}" lacks'
-    return _explain(params_validator(device, command).iter_errors(params), name_keys=True)
+    bounds = value_range(device, command)
+    key = _params_key(params)
+    if key is None:  # not a flat object of scalars: checked every time (and refused)
+        return _explain(_validator(command, bounds).iter_errors(params), name_keys=True)
+    return _checked(command, bounds, key)
+
+
+@lru_cache(maxsize=4096)
+def _checked(
+    command: str, bounds: tuple[float, float] | None, key: tuple[tuple[str, str, Any], ...]
+) -> str | None:
+    # A whole-home turn validates thousands of identical commands (turn_on {}); the answer
+    # depends only on the command, the range and the params, so it is computed once.
+    params = {name: value for name, _, value in key}
+    return _explain(_validator(command, bounds).iter_errors(params), name_keys=True)
+
+
+def _params_key(params: object) -> tuple[tuple[str, str, Any], ...] | None:
+    """A hashable key for flat params; the type is part of it, since 1, 1.0 and True differ
+    to a JSON Schema."""
+    if not isinstance(params, Mapping):
+        return None
+    key: list[tuple[str, str, Any]] = []
+    for name, value in params.items():
+        if not isinstance(name, str) or not isinstance(value, str | int | float | bool | None):
+            return None
+        key.append((name, type(value).__name__, value))
+    return tuple(sorted(key))
 
 
 def state_error(device: Device, attribute: str, value: object) -> str | None:
