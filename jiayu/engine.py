@@ -362,10 +362,21 @@ class Engine:
         return notify
 
     def _start_scheduler(self) -> None:
-        """The asyncio runtime fires schedules by itself, from the first handled turn on."""
-        if self._scheduler is None:
+        """The asyncio runtime fires schedules by itself, once there is one to fire (set in
+        this turn, or kept in the state file from before a restart)."""
+        if self._scheduler is None and len(self.schedules):
             self._scheduler = Scheduler(self.schedules, self.clock, self._fire)
             self._scheduler.start()
+
+    async def aclose(self) -> None:
+        """Stop the asyncio runtime's background work: the scheduler (schedules stay in the
+        store for the next start) and a running long scene."""
+        scheduler, self._scheduler = self._scheduler, None
+        if scheduler is not None:
+            await scheduler.stop()
+        if self._scenes is not None:
+            self._scenes.cancel()
+            await self._scenes.wait()
 
     def _paced(
         self,
