@@ -5,11 +5,8 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING
 
-from lark import Token as LarkToken
-from lark.exceptions import UnexpectedInput
-
 from jiayu.compiler.lexicon import FILLER
-from jiayu.compiler.parse import compile_text, parser
+from jiayu.compiler.parse import Stuck, compile_text, parse_kinds
 from jiayu.ir import NoParse, to_json
 
 if TYPE_CHECKING:
@@ -28,13 +25,9 @@ def explain(text: str, engine: Engine) -> str:
         )
     words = [t for t in compiled.tokens if t.kind != FILLER]
     if words:
-        try:
-            tree = parser().parse(
-                [LarkToken(t.kind, t.text, start_pos=i) for i, t in enumerate(words)]
-            )
+        tree = parse_kinds(tuple(t.kind for t in words))
+        if not isinstance(tree, Stuck):
             lines += ["tree", tree.pretty("  ").rstrip()]
-        except UnexpectedInput:
-            pass
     if isinstance(compiled, NoParse):
         lines += [
             f"no parse    {compiled.reason} at {compiled.position}: {compiled.detail}",
