@@ -232,6 +232,7 @@ def _excluded_rooms(target: object) -> set[str | None]:
         ("打开除书房外的灯和空调", ["灯", "空调"], {"study"}),
         ("所有空调和风扇都关掉，卧室的不用关", ["空调", "风扇"], {"bedroom"}),
         ("二楼除了儿童房的灯都关掉", ["灯"], {"kids"}),
+        ("灯全部关掉，卧室不用关", ["灯"], {"bedroom"}),
     ],
 )
 def test_an_exclusion_applies_to_every_noun_of_the_phrase_it_limits(
