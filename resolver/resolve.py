@@ -18,6 +18,8 @@ from jiayu.ir import Clause, MatchKind, Place, Target
 from jiayu.resolver.names import FUZZY_MARGIN, NameIndex, NameMatch
 from jiayu.resolver.session import Session
 
+MAX_READ_OUT = 4
+"""A question names at most this many candidates; with more it asks for the room or a count."""
 MAX_SHOWN_NAME = 12
 """Device names are data: in replies they are cut to this many characters."""
 
@@ -172,6 +174,9 @@ class Resolver:
         picked = self._sorted(chosen)
         if not picked:
             return None
+        if target.count is not None and target.count != len(picked):
+            # 两个都关 when eleven were offered: the count does not fit, so ask again.
+            return Ask(picked, self._question(picked, clause))
         if len(picked) == 1 or target.is_set:
             return Found(picked)
         return Ask(picked, self._question(picked))
@@ -306,7 +311,7 @@ class Resolver:
         recent = [d for d in able if d in session.recent_devices]
         if len(recent) == 1:
             return Found((recent[0],), match)
-        return Ask(able, self._question(able))
+        return Ask(able, self._question(able, clause))
 
     def _set(self, clause: Clause, candidates: tuple[str, ...], target: Target) -> Resolution:
         able = tuple(d for d in candidates if can_do(self.home.device(d), clause))
@@ -408,9 +413,22 @@ class Resolver:
     def _sorted(self, ids: set[str] | Sequence[str]) -> tuple[str, ...]:
         return tuple(sorted(set(ids), key=self._order.__getitem__))
 
-    def _question(self, options: Sequence[str]) -> str:
+    def _question(self, options: Sequence[str], clause: Clause | None = None) -> str:
         devices = [self.home.device(d) for d in options]
         rooms = [d.room for d in devices]
+        if len(devices) > MAX_READ_OUT:
+            # Eleven room names read out is no question: ask for the room, or how many.
+            target = clause.target if clause is not None else None
+            noun = (
+                target.type_word or shown(target.name.said)
+                if target and target.name
+                else target.type_word
+                if target
+                else None
+            ) or "设备"
+            verb = ACTION_WORDS.get(clause.action, "操作") if clause is not None else "操作"
+            where = "哪个房间的" if len(set(rooms)) > 1 else "哪一个"
+            return f"找到 {len(devices)} 个{noun}，要{verb}{where}？还是全部？"
         bares = {self.home.bare_name(d) for d in devices}
         if len(set(rooms)) == len(rooms) and len(bares) == 1 and None not in bares:
             words = [shown(self.home.room(r).name) for r in rooms]

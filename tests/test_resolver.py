@@ -120,3 +120,22 @@ def test_a_name_index_keys_heteronyms_on_the_homes_side() -> None:
     keys = name_keys("重灯")
     assert any(k.startswith("chong") for k in keys)
     assert any(k.startswith("zhong") for k in keys)
+
+
+def test_more_than_four_candidates_ask_for_the_room_not_every_name(engine: Engine) -> None:
+    asked = engine.turn("打开灯")
+    assert asked.outcome == "clarify"
+    assert asked.reply == "找到 11 个灯，要打开哪个房间的？还是全部？"
+    assert len(asked.options) == 11
+
+
+def test_an_answer_naming_a_count_that_does_not_fit_asks_again(engine: Engine) -> None:
+    engine.turn("打开灯")
+    assert engine.turn("两个都开").outcome == "clarify"
+    assert len(engine.turn("都要").commands) == 11
+
+
+def test_an_answer_naming_several_rooms_picks_each(engine: Engine) -> None:
+    engine.turn("打开灯")
+    both = engine.turn("客厅和卧室的")
+    assert sorted(c["device"] for c in both.commands) == ["light_bedroom", "light_living"]
