@@ -593,11 +593,10 @@ class Engine:
                 return
             narrowed: Resolution | None
             if pending.preference is not None:
-                if not self._preference_answer(draft, pending, clauses[0]):
-                    draft.session.pending = pending  # not an answer: the question stands
-                    draft.say("clarify", "没听清，你喜欢的是多少？")
-                    return
-                narrowed = Found(pending.options)  # stored: the waiting clause now finds it
+                # Stored: the waiting clause now finds it. Anything else is a new command,
+                # and the question is dropped (as any clarify's is).
+                answered = self._preference_answer(draft, pending, clauses[0])
+                narrowed = Found(pending.options) if answered else None
             else:
                 narrowed = self._answer(pending, clauses[0], session, draft)
             if narrowed is not None:
@@ -1424,7 +1423,7 @@ def _not_understood(compiled: Compiled, stray: Sequence[Clause]) -> str:
     words: list[str] = []
     if isinstance(compiled, NoParse):
         words = [t.said for t in compiled.tokens if t.match == "unknown"]
-        if not words and compiled.reason == "unexpected_word":
+        if not words and compiled.reason in ("unexpected_word", "unattached"):
             words = [compiled.text[compiled.position : compiled.position + 6]]
         if compiled.reason in ("empty", "no_words"):
             return "抱歉，我没听清要做什么。"
