@@ -36,6 +36,10 @@ UNKNOWN = "NAME"  # unknown spans become names the resolver may still find fuzzi
 
 # Device words: the only place a one-syllable slip (等 for 灯) is believed.
 _ONE_SYLLABLE_KINDS = frozenset({"TYPE"})
+# Words that answer a question or turn a command around are believed only when said exactly:
+# a speech-recognition slip that reads as 确认 must never confirm an unlock, and random sounds
+# read as 唔使 (不用) must not become an interjection the rest of the sentence is run beside.
+_EXACT_ONLY_KINDS = frozenset({"CONFIRM", "CANCEL", "NEG", "ORDINAL"})
 
 
 @dataclass(frozen=True)
@@ -139,7 +143,7 @@ class Lexicon:
         if self._pinyin is None:
             index: dict[str, list[Entry]] = {}
             for word, entry in self.entries.items():
-                if entry.kind in (FILLER, CLF) or word.isascii():
+                if entry.kind in (FILLER, CLF, *_EXACT_ONLY_KINDS) or word.isascii():
                     continue
                 for key in name_keys(word):
                     index.setdefault(key, []).append(entry)

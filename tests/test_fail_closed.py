@@ -196,3 +196,18 @@ def test_a_crash_inside_the_hub_reports_what_was_already_sent(demo_home: Home) -
     result = Engine(demo_home, hub=Breaks(demo_home)).turn("打开客厅灯和卧室灯")
     assert _sent(result) == [("light_living", "turn_on")]
     assert "后面的操作没有执行" in result.reply
+
+
+@pytest.mark.parametrize("slip", ["确人", "却认", "是德", "好得"])
+def test_a_slip_that_sounds_like_yes_never_confirms_an_unlock(engine: Engine, slip: str) -> None:
+    engine.turn("打开门锁")
+    result = engine.turn(slip)
+    assert result.commands == []
+    assert engine.hub.read("lock_front")["locked"] is True
+
+
+def test_sounds_read_as_a_cancel_word_are_not_an_interjection(engine: Engine) -> None:
+    # 侮乨 sounds like 唔使 (不用): random characters must not become an aside to skip.
+    result = engine.turn("打开客厅灯，侮乨")
+    assert result.commands == []
+    assert result.outcome == "unknown"
