@@ -25,8 +25,9 @@ from jiayu.grammar.vocab import (
     TABLES,
     WAKE_WORDS,
 )
-from jiayu.home import Home, plain_name
+from jiayu.home import Home
 from jiayu.ir import MatchKind, Timing, Token
+from jiayu.text import plain_name
 
 FILLER = "FILLER"
 CLF = "CLF"

@@ -15,6 +15,7 @@ session's lock.
 from __future__ import annotations
 
 import asyncio
+import gc
 import itertools
 import logging
 import os
@@ -58,7 +59,7 @@ from jiayu.executor.schedules import (
     fire_time,
     new_schedule_id,
 )
-from jiayu.home import Device, Home, load_home, room_prefix
+from jiayu.home import Device, Home, collector_paused, load_home, room_prefix
 from jiayu.ir import Clause, Compiled, Condition, NoParse, Parse, Target, Timing, Value, to_json
 from jiayu.preferences import PreferenceStore, preference_key
 from jiayu.resolver.names import NameIndex
@@ -181,9 +182,10 @@ class Engine:
         by default. `schedules_path` / `preferences_path`: JSON state files the hub keeps, so
         delayed commands and what users like survive a restart (in memory when not given)."""
         self.home = home
-        self.lexicon = Lexicon(home)
-        self.names = NameIndex(home)
-        self.resolver = Resolver(home, self.names)
+        with collector_paused():
+            self.lexicon = Lexicon(home)
+            self.names = NameIndex(home)
+            self.resolver = Resolver(home, self.names)
         self.hub: Hub | AsyncHub = hub if hub is not None else SimulatedHub(home)
         self._audit = AuditLog(audit_path) if audit_path is not None else None
         if self._audit is not None:
@@ -193,7 +195,9 @@ class Engine:
         self.clock: Clock = clock if clock is not None else SystemClock()
         self._paths = (schedules_path, preferences_path)
         self._setup()
-        _warm(self.lexicon)
+        _warm(self.lexicon, self.names)
+        # What was built lives as long as the engine: keep later collections from rescanning it.
+        gc.freeze()
 
     def _setup(self) -> None:
         """The per-engine state that is not the home's: sessions, runners, events."""
@@ -1368,10 +1372,15 @@ def _fallback(llm: LLMClient, home: Home) -> Fallback:
     return Fallback(llm, home)
 
 
-def _warm(lexicon: Lexicon) -> None:
-    """Build the pinyin index in the background: the first turn with a slip must not pay
-    for it, and neither must start-up (it imports pypinyin, the largest thing we load)."""
-    threading.Thread(target=lexicon.pinyin_index, name="jiayu-pinyin", daemon=True).start()
+def _warm(lexicon: Lexicon, names: NameIndex) -> None:
+    """Build the pinyin data in the background: the first turn with a slip must not pay for
+    it, and neither must start-up (it imports pypinyin, the largest thing we load)."""
+
+    def build() -> None:
+        lexicon.pinyin_index()
+        names.warm()
+
+    threading.Thread(target=build, name="jiayu-pinyin", daemon=True).start()
 
 
 def _command_json(command: Command) -> dict[str, Any]:
