@@ -195,7 +195,6 @@ class Engine:
         self.clock: Clock = clock if clock is not None else SystemClock()
         self._paths = (schedules_path, preferences_path)
         self._setup()
-        _warm(self.lexicon, self.names)
         # What was built lives as long as the engine: keep later collections from rescanning it.
         gc.freeze()
 
@@ -210,6 +209,7 @@ class Engine:
         self._async: tuple[asyncio.AbstractEventLoop, AsyncRunner] | None = None
         self._turns = itertools.count(1)
         self._order: dict[str, asyncio.Lock] = {}
+        self._cold = True  # the pinyin data is built once the first turn has been answered
         schedules, preferences = self._paths
         self.schedules = ScheduleStore(_path(schedules))
         self.preferences = PreferenceStore(_path(preferences))
@@ -274,6 +274,16 @@ class Engine:
                 return self.finish(draft, report)
             except Exception:  # fail closed: a bug must not switch anything more
                 return self.crashed(draft)
+            finally:
+                self._warm()
+
+    def _warm(self) -> None:
+        """Build the pinyin data in the background once the first turn is answered: a later
+        turn with a slip must not pay for it (seconds on a big home), and neither must
+        start-up or the first reply (it imports pypinyin, the largest thing we load)."""
+        if self._cold:
+            self._cold = False
+            _warm(self.lexicon, self.names)
 
     def crashed(self, draft: Draft) -> Result:
         """The Result of a turn that hit a bug: whatever was already sent is reported."""
@@ -326,6 +336,7 @@ class Engine:
                 self.events.publish(Event("turn.failed", session_id, number, reply=result.reply))
                 return _handled(result, number, loop.create_future())
             self._start_scheduler()
+            self._warm()
             if draft.stop_scene and self._scenes is not None and self._scenes.cancel():
                 reply = "好的，已经停下了。"
             # Numbered when queued: per device, commands go out in turn-number order.
@@ -1373,8 +1384,7 @@ def _fallback(llm: LLMClient, home: Home) -> Fallback:
 
 
 def _warm(lexicon: Lexicon, names: NameIndex) -> None:
-    """Build the pinyin data in the background: the first turn with a slip must not pay for
-    it, and neither must start-up (it imports pypinyin, the largest thing we load)."""
+    """Build the lexicon's and the name index's pinyin data in a background thread."""
 
     def build() -> None:
         lexicon.pinyin_index()
