@@ -59,7 +59,7 @@ from jiayu.executor.schedules import (
     fire_time,
     new_schedule_id,
 )
-from jiayu.home import Device, Home, collector_paused, load_home, room_prefix
+from jiayu.home import Device, Home, collector_paused, load_home
 from jiayu.ir import Clause, Compiled, Condition, NoParse, Parse, Target, Timing, Value, to_json
 from jiayu.preferences import PreferenceStore, preference_key
 from jiayu.resolver.names import NameIndex
@@ -1357,11 +1357,8 @@ class Engine:
         )
 
     def _split_room(self, name: str) -> tuple[str | None, str]:
-        for room in self.home.rooms:
-            word = room_prefix(room, name)
-            if word is not None and len(name) > len(word):
-                return word, name[len(word) :]
-        return None, name
+        word = self.home.leading_room_word(name)
+        return (word, name[len(word) :]) if word is not None else (None, name)
 
     def _type_of(self, name: str) -> str:
         match = self.names.lookup(name)
