@@ -269,8 +269,7 @@ class Resolver:
                 known = self.names.lookup(target.type_word)
                 if known is not None:
                     return self._single(clause, known.devices, session, focus, target, known.kind)
-            typed = self._of_type(target.device_type)
-            candidates = typed if scope is None else tuple(d for d in typed if d in scope)
+            candidates = self._typed_in(target.device_type, scope)
         for excluded in target.exclude:
             removed = self._excluded(excluded, session, focus)
             if isinstance(removed, Refuse | Ask):
@@ -409,6 +408,18 @@ class Resolver:
         if target.device_type is not None:
             pool &= set(self._of_type(target.device_type))
         return pool
+
+    def _typed_in(self, kind: str | None, scope: set[str] | None) -> tuple[str, ...]:
+        """Devices serving as `kind` within `scope` (anywhere for None), in home order; walks
+        the smaller of the two, so a room's lookup never scans the whole home."""
+        typed = self._of_type(kind)
+        if scope is None:
+            return typed
+        if len(scope) < len(typed):
+            return self._sorted(
+                {d for d in scope if kind is None or self.home.device(d).serves_as(kind)}
+            )
+        return tuple(d for d in typed if d in scope)
 
     def _sorted(self, ids: set[str] | Sequence[str]) -> tuple[str, ...]:
         return tuple(sorted(set(ids), key=self._order.__getitem__))
