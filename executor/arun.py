@@ -18,7 +18,7 @@ from typing import Any, cast
 
 from jiayu.executor.audit import AuditLog
 from jiayu.executor.hubs import AsyncHub, Hub, HubError
-from jiayu.executor.run import Batch, Report, audit_after, audit_before
+from jiayu.executor.run import Batch, Report, audit_line
 from jiayu.resolver.session import Command
 
 log = logging.getLogger("jiayu")
@@ -108,7 +108,7 @@ class AsyncRunner:
         if before is not None:
             await asyncio.wait([before])  # its outcome does not matter, only that it is over
         async with self._slots:
-            if report.audit_failed or not audit_before(self.audit, session, text, command):
+            if report.audit_failed or not audit_line(self.audit, session, text, command, "sending"):
                 report.audit_failed = True
                 report.not_sent.append(command)
                 notify("failed", command, "audit")
@@ -138,7 +138,7 @@ class AsyncRunner:
                 },
             )
             notify("finished" if result == "ok" else "failed", command, result)
-            if not audit_after(self.audit, session, text, command, result):
+            if not audit_line(self.audit, session, text, command, result):
                 report.audit_failed = True
 
 

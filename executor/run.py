@@ -91,7 +91,7 @@ class SyncRunner:
                 if report.audit_failed:
                     report.not_sent.append(command)
                     continue
-                if not audit_before(self.audit, session, text, command):
+                if not audit_line(self.audit, session, text, command, "sending"):
                     report.audit_failed = True
                     report.not_sent.append(command)
                     continue
@@ -116,34 +116,16 @@ class SyncRunner:
                 )
                 if listener is not None:
                     listener("finished" if result == "ok" else "failed", command, result)
-                if not audit_after(self.audit, session, text, command, result):
+                if not audit_line(self.audit, session, text, command, result):
                     report.audit_failed = True
         return report
 
 
-def audit_before(audit: AuditLog | None, session: str, text: str, command: Command) -> bool:
-    """Write the intent line; False when the log cannot be written (then nothing is sent)."""
-    if audit is None:
-        return True
-    try:
-        audit.record(
-            session=session,
-            text=text,
-            device=command.device,
-            command=command.command,
-            params=command.params,
-            result="sending",
-        )
-    except AuditError as err:
-        log.error("jiayu.audit_failed", extra={"path": audit.path, "error": str(err)})
-        return False
-    return True
-
-
-def audit_after(
+def audit_line(
     audit: AuditLog | None, session: str, text: str, command: Command, result: str
 ) -> bool:
-    """Write what came of a send; False stops later sends (the log is no longer complete)."""
+    """Write one audit line: "sending" before the send (then False means nothing may be sent),
+    or what came of it (then False stops later sends: the log is no longer complete)."""
     if audit is None:
         return True
     try:
