@@ -319,7 +319,7 @@ def main(argv: list[str] | None = None) -> int:
 
     started = time.perf_counter()
     engine = Engine(load_home(DEMO_HOME))
-    scaling.wait_for_warmers()
+    scaling.settle(engine)
     rows, details = demo_rows(engine, budget, log)
     for devices in sizes:
         rows += scaling.measure_size(devices, budget, log)
