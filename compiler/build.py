@@ -412,8 +412,7 @@ class Builder:
 
     def head_rel(self, rel: LarkToken, targets: _Targets, *rest: Any) -> Group:
         attr = self._attr_of(rest)
-        amount = next((r for r in rest if isinstance(r, _Number)), None)
-        tail = self._relative(self._payload(rel), attr, amount)
+        tail = self._relative(self._payload(rel), attr, self._amount_of(rest))
         return [_clause(tail, t) for t in targets]
 
     def head_set(self, _setv: LarkToken, targets: _Targets, *rest: Any) -> Group:
@@ -439,6 +438,15 @@ class Builder:
                 return self._payload(item)  # type: ignore[no-any-return]
         if any(isinstance(i, LarkToken) and i.type == "NOTCH" for i in items):
             return "fan_speed"
+        return None
+
+    def _amount_of(self, items: Sequence[Any]) -> _Number | None:
+        """How much a relative change moves: a number said, or the steps of 两档/一级."""
+        for item in items:
+            if isinstance(item, _Number):
+                return item
+            if isinstance(item, LarkToken) and item.type == "NOTCH":
+                return _Number(float(self._payload(item)), None)
         return None
 
     # --- tails -------------------------------------------------------------
@@ -470,15 +478,13 @@ class Builder:
         rel = next(
             self._payload(c) for c in children if isinstance(c, LarkToken) and c.type == "REL"
         )
-        amount = next((c for c in children if isinstance(c, _Number)), None)
-        return self._relative(rel, self._attr_of(children), amount)
+        return self._relative(rel, self._attr_of(children), self._amount_of(children))
 
     def t_adj(self, *children: Any) -> Tail:
         adj = next(
             self._payload(c) for c in children if isinstance(c, LarkToken) and c.type == "ADJ"
         )
-        amount = next((c for c in children if isinstance(c, _Number)), None)
-        return self._relative(adj, self._attr_of(children), amount)
+        return self._relative(adj, self._attr_of(children), self._amount_of(children))
 
     def t_query(self, *children: LarkToken) -> Tail | list[Tail]:
         attrs = [self._payload(c) for c in children if c.type == "ATTR"]

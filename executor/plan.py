@@ -124,7 +124,8 @@ def _speed(value: Value, read: Mapping[str, Any] | None) -> str | None:
     if current is None:
         return None
     index = SPEEDS.index(current) if current in SPEEDS else 1  # auto counts as medium
-    index = min(max(index + (value.direction or value.warmth), 0), len(SPEEDS) - 1)
+    steps = round(value.number) if value.number is not None else 1  # 调高两档: two levels
+    index = min(max(index + steps * (value.direction or value.warmth), 0), len(SPEEDS) - 1)
     return SPEEDS[index]
 
 

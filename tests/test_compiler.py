@@ -432,7 +432,8 @@ def test_a_preferred_value_is_asked_of_the_user_store(engine: Engine) -> None:
     [
         ("客厅灯调到三成", Value("absolute", None, 30.0, None, "%")),
         ("客厅灯一半亮", Value("absolute", "brightness", 50.0, None, "%")),
-        ("风扇大一档", Value("relative", "fan_speed", direction=1)),
+        ("风扇大一档", Value("relative", "fan_speed", 1.0, direction=1)),
+        ("风扇调高两档", Value("relative", "fan_speed", 2.0, direction=1)),
         ("客厅窗帘再开一点", Value("relative", direction=1)),
         ("色温2700开", Value("absolute", "color_temp", 2700.0, None, "K")),
         ("空调调到负五度", Value("absolute", "target_temperature", -5.0, None, "°C")),
