@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 # Said before anything else to wake a speaker; dropped like fillers.
-WAKE_WORDS = ("小爱同学", "小爱", "天猫精灵", "小度小度", "小度", "嘿siri", "hey siri", "你好小智")
+WAKE_WORDS = ("小爱同学", "小爱", "天猫精灵", "小度小度", "小度", "嘿siri", "heysiri", "你好小智")
 
 # Politeness and particles: they never change the meaning, so the lexer drops them.
 FILLERS = (
@@ -344,15 +344,15 @@ TABLES: dict[str, dict[str, Any]] = {
         "开合度": "position",
         "开度": "position",
         "状态": "state",
-        "电量": "state",
         "速度": "fan_speed",
         "转速": "fan_speed",
         "档位": "fan_speed",
         "风档": "fan_speed",
     },
-    "DEG": dict.fromkeys(("度", "摄氏度", "°c", "℃", "°"), "°C"),
+    # °c, ℃ and ° reach the lexer as 度 (the normaliser rewrites them).
+    "DEG": dict.fromkeys(("度", "摄氏度"), "°C"),
     "DEG_HALF": dict.fromkeys(("度半",), 0.5),
-    "PCT": dict.fromkeys(("%", "％", "个百分点"), "%"),
+    "PCT": dict.fromkeys(("%", "个百分点"), "%"),
     "PCT_PRE": dict.fromkeys(("百分之",), "%"),
     "KELVIN": dict.fromkeys(("k", "开尔文"), "K"),
     "HALF": dict.fromkeys(("一半", "半开", "一半儿"), 50),
@@ -434,7 +434,6 @@ TABLES: dict[str, dict[str, Any]] = {
         "吊扇": "Fan",
         "落地扇": "Fan",
         "台扇": "Fan",
-        "冷氣": "AirConditioner",
         "热水器": "Heater",
         "大门": "Lock",
         "大门锁": "Lock",
@@ -522,15 +521,11 @@ TABLES: dict[str, dict[str, Any]] = {
     "SEP": dict.fromkeys(
         (
             ",",
-            "，",
             "。",
             ".",
             "!",
-            "！",
             "?",
-            "？",
             ";",
-            "；",
             "然后",
             "再",
             "并且",

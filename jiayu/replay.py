@@ -346,11 +346,6 @@ def _counts_table(what: str, counts: dict[str, tuple[int, int]]) -> list[str]:
     return lines
 
 
-def summary(outcomes: Sequence[Replayed]) -> str:
-    """The whole text report of replayed cases."""
-    return Report(tuple(outcomes)).text()
-
-
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The `jiayu replay` options."""
     parser.add_argument("files", nargs="+", help="corpus case files (JSONL)")
