@@ -14,7 +14,6 @@ from collections import defaultdict
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from rapidfuzz import fuzz
 
 from jiayu.compiler.pinyin import name_keys, said_key
 from jiayu.home import Home
@@ -106,6 +105,9 @@ class NameIndex:
 
     def fuzzy(self, mention: str) -> list[tuple[str, NameMatch]]:
         """Names close to the mention, best first: (name, match) with score >= FUZZY_CUTOFF."""
+        # Imported here: only a name not found exactly needs it, and it costs start-up.
+        from rapidfuzz import fuzz
+
         key = plain_name(mention)
         if not key:
             return []
