@@ -14,7 +14,6 @@ from collections import defaultdict
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-
 from jiayu.compiler.pinyin import name_keys, said_key
 from jiayu.home import Home
 from jiayu.ir import MatchKind
