@@ -13,9 +13,11 @@ from functools import cache, lru_cache
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
-from jsonschema import Draft202012Validator, ValidationError
+from jiayu.jsonfile import Schema
 
 if TYPE_CHECKING:
+    from jsonschema import ValidationError
+
     from jiayu.home import Device
 
 
@@ -216,9 +218,11 @@ _READING_SCHEMAS: Mapping[str, Mapping[str, Any]] = {
     "humidity": {"type": "number", "minimum": 0, "maximum": 100},
     "illuminance": {"type": "number", "minimum": 0},
 }
-_READINGS: Mapping[str, Draft202012Validator] = MappingProxyType(
-    {attribute: Draft202012Validator(schema) for attribute, schema in _READING_SCHEMAS.items()}
-)
+
+
+@cache
+def _reading(attribute: str) -> Schema:
+    return Schema(_READING_SCHEMAS[attribute])
 
 
 def supports(device: Device, command: str) -> bool:
@@ -236,19 +240,19 @@ def value_range(device: Device, command: str) -> tuple[float, float] | None:
     return spec.default_range if limit is None else (limit.min, limit.max)
 
 
-def params_validator(device: Device, command: str) -> Draft202012Validator:
+def params_validator(device: Device, command: str) -> Schema:
     """The compiled params schema of the command on this device; KeyError for no such command."""
     return _validator(command, value_range(device, command))
 
 
 @cache
-def _validator(command: str, bounds: tuple[float, float] | None) -> Draft202012Validator:
+def _validator(command: str, bounds: tuple[float, float] | None) -> Schema:
     # Keyed by the range rather than the device, so devices with equal limits share one.
     schema: Mapping[str, Any] = COMMANDS[command].params_schema
     if bounds is not None:
         value = {**schema["properties"]["value"], "minimum": bounds[0], "maximum": bounds[1]}
         schema = {**schema, "properties": {"value": value}}
-    return Draft202012Validator(schema)
+    return Schema(schema)
 
 
 def params_error(device: Device, command: str, params: object) -> str | None:
@@ -299,7 +303,7 @@ def state_error(device: Device, attribute: str, value: object) -> str | None:
         command, param = _SETTERS[attribute]
         errors = params_validator(device, command).iter_errors({param: value})
     else:
-        errors = _READINGS[attribute].iter_errors(value)
+        errors = _reading(attribute).iter_errors(value)
     return _explain(errors, name_keys=False)
 
 

@@ -8,6 +8,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 
 from jiayu.executor.catalog import (
@@ -24,6 +26,7 @@ from jiayu.executor.catalog import (
     value_range,
 )
 from jiayu.home import Device, Home, load_home
+from jiayu.jsonfile import Schema
 
 ROOT = Path(__file__).resolve().parents[1]
 SCHEMAS = ROOT / "jiayu" / "schemas"
@@ -348,3 +351,30 @@ def test_the_contracts_examples_fit_the_case_and_result_schemas() -> None:
 def test_case_schema_accepts_and_refuses(change: dict[str, Any], valid: bool) -> None:
     case = {"id": "c1", "home": "homes/demo.json", "text": "开灯", "expect": {"outcome": "clarify"}}
     assert Draft202012Validator(schema("case.schema.json")).is_valid({**case, **change}) is valid
+
+
+_PARAM_VALUES = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(-1000, 10000),
+    st.floats(allow_nan=False, allow_infinity=False, min_value=-1000, max_value=10000),
+    st.sampled_from(["cool", "heat", "low", "high", "auto", "medium", "x", ""]),
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.sampled_from(sorted(COMMANDS)),
+    st.sampled_from([None, (16.0, 30.0), (1.0, 30.0), (2700.0, 6500.0)]),
+    st.dictionaries(st.sampled_from(["value", "mode", "speed", "x"]), _PARAM_VALUES, max_size=3),
+)
+def test_the_fast_params_check_agrees_with_jsonschema(
+    command: str, bounds: tuple[float, float] | None, params: dict[str, object]
+) -> None:
+    # Commands are validated by a check compiled from the schema; jsonschema only explains.
+    schema = dict(COMMANDS[command].params_schema)
+    if bounds is not None and "value" in schema.get("properties", {}):
+        value = {**schema["properties"]["value"], "minimum": bounds[0], "maximum": bounds[1]}
+        schema = {**schema, "properties": {"value": value}}
+    fast = Schema(schema).valid(params)
+    assert fast == Draft202012Validator(schema).is_valid(params)

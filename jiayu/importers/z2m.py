@@ -48,14 +48,15 @@ from dataclasses import dataclass
 from functools import cache
 from importlib.resources import files
 from pathlib import Path
-from typing import Any
-
-from jsonschema import Draft202012Validator
+from typing import TYPE_CHECKING, Any
 
 from jiayu.errors import InputError, Problem, json_pointer
 from jiayu.executor.catalog import schema_message
 from jiayu.executor.hubs.zigbee2mqtt import Z2mEntity, entities, friendly_name_error
 from jiayu.home import parse_home, plain_name
+
+if TYPE_CHECKING:
+    from jsonschema import Draft202012Validator
 
 _TYPES = {
     "light": "Light",
@@ -303,6 +304,8 @@ _ENTRY_SCHEMAS = {"name": "name", "aliases": "aliases", "type": "type", "acts_as
 @cache
 def _definition(name: str) -> Draft202012Validator:
     """A validator for one of the home schema's definitions, or a list of them ("rooms")."""
+    from jsonschema import Draft202012Validator  # only when a mapping file is checked
+
     text = (files("jiayu") / "schemas" / "home.schema.json").read_text(encoding="utf-8")
     defs = json.loads(text)["$defs"]
     for one in ("floor", "room", "type"):
