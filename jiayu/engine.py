@@ -194,6 +194,9 @@ class Engine:
         self._limits = (parallel, command_timeout)
         self.clock: Clock = clock if clock is not None else SystemClock()
         self._paths = (schedules_path, preferences_path)
+        # Shared with fresh() copies, which share the indexes: the pinyin data is built once,
+        # after the first turn any of them answers.
+        self._warming = threading.Event()
         self._setup()
         # What was built lives as long as the engine: keep later collections from rescanning it.
         gc.freeze()
@@ -209,7 +212,6 @@ class Engine:
         self._async: tuple[asyncio.AbstractEventLoop, AsyncRunner] | None = None
         self._turns = itertools.count(1)
         self._order: dict[str, asyncio.Lock] = {}
-        self._cold = True  # the pinyin data is built once the first turn has been answered
         schedules, preferences = self._paths
         self.schedules = ScheduleStore(_path(schedules))
         self.preferences = PreferenceStore(_path(preferences))
@@ -225,6 +227,7 @@ class Engine:
         engine.hub = hub if hub is not None else SimulatedHub(self.home)
         engine._audit, engine._fallback, engine._limits = self._audit, self._fallback, self._limits
         engine.clock, engine._paths = self.clock, (None, None)
+        engine._warming = self._warming
         engine._setup()
         return engine
 
@@ -281,8 +284,8 @@ class Engine:
         """Build the pinyin data in the background once the first turn is answered: a later
         turn with a slip must not pay for it (seconds on a big home), and neither must
         start-up or the first reply (it imports pypinyin, the largest thing we load)."""
-        if self._cold:
-            self._cold = False
+        if not self._warming.is_set():
+            self._warming.set()
             _warm(self.lexicon, self.names)
 
     def crashed(self, draft: Draft) -> Result:
