@@ -36,7 +36,7 @@ from jiayu.ir import (
     Value,
 )
 
-_PLACE_KINDS: dict[str, PlaceKind] = {
+PLACE_KINDS: dict[str, PlaceKind] = {
     "ROOM": "room",
     "FLOOR": "floor",
     "GROUP": "group",
@@ -44,6 +44,7 @@ _PLACE_KINDS: dict[str, PlaceKind] = {
     "THIS_ROOM": "this_room",
     "OTHER": "other_rooms",
 }
+"""The place a lexicon token kind stands for (shared with the LLM's compact → IR)."""
 _MATCH_RANK: dict[MatchKind, int] = {"exact": 0, "alias": 1, "pinyin": 2, "fuzzy": 3, "unknown": 4}
 _UNIT_ATTRIBUTE = {"°C": "target_temperature", "K": "color_temp"}
 _LEVEL_WORDS = {
@@ -726,9 +727,9 @@ class Builder:
         for item in part:
             tok = self._tok(item)
             kind = tok.kind
-            if kind in _PLACE_KINDS:
+            if kind in PLACE_KINDS:
                 place_id = tok.value if kind in ("ROOM", "FLOOR", "GROUP") else None
-                places.append(Place(_PLACE_KINDS[kind], place_id, tok.text))
+                places.append(Place(PLACE_KINDS[kind], place_id, tok.text))
             elif kind in ("NAME", "SCENE"):
                 names.append(tok)
                 if kind == "SCENE":

@@ -30,12 +30,13 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from jiayu.compiler.build import PLACE_KINDS
 from jiayu.compiler.lexicon import Lexicon
 from jiayu.compiler.llm.cache import PerHome
 from jiayu.executor.catalog import STATE_ATTRIBUTES
 from jiayu.grammar.vocab import TABLES
 from jiayu.home import Home
-from jiayu.ir import Action, Clause, Mention, Place, PlaceKind, Quantifier, Target, Value
+from jiayu.ir import Action, Clause, Mention, Place, Quantifier, Target, Value
 from jiayu.text import normalize, plain_name
 
 TYPE_WORDS: dict[str, str] = {
@@ -60,14 +61,6 @@ TYPE_WORDS: dict[str, str] = {
 """The word a type is said with (CONTRACTS.md §1), for a target given by `t` alone."""
 
 _FIXED: dict[str, Action] = {"打开": "on", "关闭": "off", "静音": "mute", "取消静音": "unmute"}
-_PLACE_KINDS: dict[str, PlaceKind] = {
-    "ROOM": "room",
-    "FLOOR": "floor",
-    "GROUP": "group",
-    "HOME": "home",
-    "THIS_ROOM": "this_room",
-    "OTHER": "other_rooms",
-}
 _SETTABLE = frozenset(
     ("brightness", "color_temp", "target_temperature", "mode", "fan_speed", "volume", "position")
 )
@@ -118,7 +111,7 @@ def _places(home: Home) -> dict[str, Place]:
     variants such as 睡房, 全屋, 这里, 其他房间), by its plain form."""
     out = {}
     for word, entry in Lexicon(home).entries.items():
-        kind = _PLACE_KINDS.get(entry.kind)
+        kind = PLACE_KINDS.get(entry.kind)
         if kind is not None:
             place_id = entry.value if kind in ("room", "floor", "group") else None
             out[word] = Place(kind, place_id, word)
