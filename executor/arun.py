@@ -18,7 +18,7 @@ from typing import Any, cast
 
 from jiayu.executor.audit import AuditLog
 from jiayu.executor.hubs import AsyncHub, Hub, HubError
-from jiayu.executor.run import Batch, Report, audit_line
+from jiayu.executor.run import Batch, Report, audit_line, settle
 from jiayu.resolver.session import Command
 
 log = logging.getLogger("jiayu")
@@ -124,21 +124,7 @@ class AsyncRunner:
                 result = "timeout"
             else:
                 result = "ok"
-            if result == "ok":
-                batch.sent.append(command)
-            else:
-                batch.failed.append((command, result))
-            log.info(
-                "jiayu.sent",
-                extra={
-                    "session": session,
-                    "device": command.device,
-                    "command": command.command,
-                    "result": result,
-                },
-            )
-            notify("finished" if result == "ok" else "failed", command, result)
-            if not audit_line(self.audit, session, text, command, result):
+            if not settle(batch, command, result, self.audit, session, text, notify):
                 report.audit_failed = True
 
 

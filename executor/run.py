@@ -100,25 +100,41 @@ class SyncRunner:
                 try:
                     self.hub.send(command.device, command.command, command.params)
                 except HubError as err:
-                    batch.failed.append((command, err.reason))
                     result = err.reason
                 else:
-                    batch.sent.append(command)
                     result = "ok"
-                log.info(
-                    "jiayu.sent",
-                    extra={
-                        "session": session,
-                        "device": command.device,
-                        "command": command.command,
-                        "result": result,
-                    },
-                )
-                if listener is not None:
-                    listener("finished" if result == "ok" else "failed", command, result)
-                if not audit_line(self.audit, session, text, command, result):
+                if not settle(batch, command, result, self.audit, session, text, listener):
                     report.audit_failed = True
         return report
+
+
+def settle(
+    batch: Batch,
+    command: Command,
+    result: str,
+    audit: AuditLog | None,
+    session: str,
+    text: str,
+    listener: Listener | None,
+) -> bool:
+    """Record what came of one send ("ok" or the hub's reason) in its batch, the log, the
+    listener and the audit log; False when the audit line could not be written."""
+    if result == "ok":
+        batch.sent.append(command)
+    else:
+        batch.failed.append((command, result))
+    log.info(
+        "jiayu.sent",
+        extra={
+            "session": session,
+            "device": command.device,
+            "command": command.command,
+            "result": result,
+        },
+    )
+    if listener is not None:
+        listener("finished" if result == "ok" else "failed", command, result)
+    return audit_line(audit, session, text, command, result)
 
 
 def audit_line(
