@@ -110,7 +110,6 @@ class AsyncRunner:
         async with self._slots:
             if report.audit_failed or not audit_line(self.audit, session, text, command, "sending"):
                 report.audit_failed = True
-                report.not_sent.append(command)
                 notify("failed", command, "audit")
                 return
             notify("started", command, None)

@@ -49,8 +49,6 @@ class Report:
     """What running a plan did; `audit_failed` stops every later send."""
 
     audit_failed: bool = False
-    not_sent: list[Command] = field(default_factory=list)
-    """Commands never tried because the audit log could not be written first."""
 
     @staticmethod
     def failure(command: Command, reason: str) -> dict[str, Any]:
@@ -88,12 +86,10 @@ class SyncRunner:
         report = Report()
         for batch in batches:
             for command in batch.commands:
-                if report.audit_failed:
-                    report.not_sent.append(command)
-                    continue
-                if not audit_line(self.audit, session, text, command, "sending"):
-                    report.audit_failed = True
-                    report.not_sent.append(command)
+                if report.audit_failed or not audit_line(
+                    self.audit, session, text, command, "sending"
+                ):
+                    report.audit_failed = True  # this command and every later one: not sent
                     continue
                 if listener is not None:
                     listener("started", command, None)

@@ -1004,7 +1004,7 @@ class Engine:
     def _guard_holds(self, draft: Draft, guard: Mapping[str, Any], read: Reader) -> bool:
         values: list[float] = []
         for device_id in guard.get("sources", ()):
-            if device_id not in self._device_ids():
+            if not self.home.has_device(device_id):
                 continue
             got = self._read(draft, device_id, read)
             value = None if isinstance(got, HubError) else got.get(guard["attribute"])
@@ -1013,9 +1013,6 @@ class Engine:
         return self._compare(
             draft, values, guard["attribute"], guard["op"], float(guard["number"]), guard["where"]
         )
-
-    def _device_ids(self) -> frozenset[str]:
-        return frozenset(d.id for d in self.home.devices)
 
     async def _fire(self, schedule: Schedule) -> None:
         """The asyncio runtime's schedule fire: the same checks as run_due, sent in the

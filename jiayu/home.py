@@ -204,6 +204,11 @@ class Home:
         """The device with this id; KeyError if there is none."""
         return self._index.devices[device_id]
 
+    def has_device(self, device_id: str) -> bool:
+        """Whether a device with this id exists (a schedule kept from before a home edit may
+        name one that no longer does)."""
+        return device_id in self._index.devices
+
     def room(self, room_id: str) -> Room:
         """The room with this id; KeyError if there is none."""
         return self._index.rooms[room_id]
