@@ -135,7 +135,7 @@ def demo_rows(engine: Engine, budget: float, log: Log) -> tuple[list[Row], list[
 
 def cold_rows(runs: int, with_hassil: bool, log: Log) -> tuple[list[Row], dict[str, Any]]:
     """Fresh-process start-up and memory; jiayu and hassil alternate so both see the same
-    machine. The first run of each is discarded: it fills the OS and grammar caches."""
+    machine. The first run of each is discarded: it fills the OS, bytecode and grammar caches."""
     base_wall, base_rss = coldstart.baseline()
     sides = [("jiayu", coldstart.jiayu_argv(DEMO_HOME, COLD_TEXT))]
     if with_hassil:

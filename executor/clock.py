@@ -7,7 +7,6 @@ deadlines: a test of “半小时后关空调” takes microseconds and cannot b
 
 from __future__ import annotations
 
-import asyncio
 import heapq
 import itertools
 import math
@@ -15,8 +14,13 @@ import os
 import threading
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta, tzinfo
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+if TYPE_CHECKING:
+    # asyncio is imported where a clock sleeps, not here: every engine has a clock, and a
+    # sync-only one never sleeps, so it never pays asyncio's (and ssl's) start-up and memory.
+    import asyncio
 
 MAX_NAP_S = 60.0
 """The longest single asyncio sleep of the system clock. asyncio sleeps on the monotonic clock;
@@ -63,6 +67,8 @@ class SystemClock:
         return datetime.now(self.tz)
 
     async def sleep_until(self, when: datetime) -> None:
+        import asyncio
+
         while (left := (when - self.now()).total_seconds()) > 0:
             await asyncio.sleep(min(left, MAX_NAP_S))
 
@@ -101,6 +107,8 @@ class ManualClock:
             return len(self._sleepers)
 
     async def sleep_until(self, when: datetime) -> None:
+        import asyncio
+
         loop = asyncio.get_running_loop()
         future: asyncio.Future[None] = loop.create_future()
         with self._lock:
@@ -134,6 +142,8 @@ class ManualClock:
     async def wait_for_sleepers(self, count: int = 1) -> None:
         """Return once at least `count` sleepers are waiting: the code under test has reached
         its next sleep, so the test may advance the clock past it."""
+        import asyncio
+
         loop = asyncio.get_running_loop()
         future: asyncio.Future[None] = loop.create_future()
         with self._lock:

@@ -8,11 +8,14 @@ and is dropped when the subscriber goes away.
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from collections.abc import AsyncIterator, Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
+
+if TYPE_CHECKING:
+    # Imported where a stream starts: the sync engine publishes events too, without asyncio.
+    import asyncio
 
 log = logging.getLogger("jiayu")
 
@@ -70,6 +73,8 @@ class EventBus:
 
     async def stream(self, session: str) -> AsyncIterator[Event]:
         """The session's events as an async iterator, from now on, until the caller stops."""
+        import asyncio
+
         queue: asyncio.Queue[Event] = asyncio.Queue()
         self._queues.setdefault(session, []).append(queue)
         try:

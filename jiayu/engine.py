@@ -14,8 +14,8 @@ session's lock.
 
 from __future__ import annotations
 
-import asyncio
 import gc
+import inspect
 import itertools
 import logging
 import os
@@ -32,7 +32,6 @@ from jiayu.compiler import CONFIDENCE_THRESHOLD, Lexicon, compile_text
 from jiayu.compiler.compact import UNKNOWN, compact
 from jiayu.errors import JiayuError
 from jiayu.executor.actions import query_attribute, reading_attribute, value_attribute
-from jiayu.executor.arun import AsyncRunner, as_async
 from jiayu.executor.audit import AuditLog
 from jiayu.executor.catalog import apply_command, is_high_risk, params_error
 from jiayu.executor.clock import Clock, SystemClock
@@ -50,11 +49,9 @@ from jiayu.executor.replies import (
     when_phrase,
 )
 from jiayu.executor.run import Batch, Listener, Report, SyncRunner
-from jiayu.executor.scenes import SceneOutcome, SceneRunner
 from jiayu.executor.schedules import (
     Schedule,
     ScheduleError,
-    Scheduler,
     ScheduleStore,
     fire_time,
     new_schedule_id,
@@ -77,8 +74,15 @@ from jiayu.resolver.session import Command, PendingClarify, PendingConfirm, Sess
 from jiayu.result import Outcome, Result, most_blocking
 
 if TYPE_CHECKING:
+    # The asyncio runtime is imported by the methods that run it: a sync-only engine never
+    # loads asyncio, and with it ssl (about 9 MiB and 30 ms of start-up).
+    import asyncio
+
     from jiayu.compiler.llm import Fallback
     from jiayu.compiler.llm.client import LLMClient
+    from jiayu.executor.arun import AsyncRunner
+    from jiayu.executor.scenes import SceneOutcome, SceneRunner
+    from jiayu.executor.scheduler import Scheduler
 
 log = logging.getLogger("jiayu")
 
@@ -204,7 +208,7 @@ class Engine:
     def _setup(self) -> None:
         """The per-engine state that is not the home's: sessions, runners, events."""
         hub = self.hub
-        is_async = asyncio.iscoroutinefunction(getattr(hub, "send", None))
+        is_async = inspect.iscoroutinefunction(getattr(hub, "send", None))
         self.runner = None if is_async else SyncRunner(hub, self._audit)  # type: ignore[arg-type]
         self._sessions: OrderedDict[str, Session] = OrderedDict()
         self._sessions_lock = threading.Lock()
@@ -316,6 +320,8 @@ class Engine:
         Reads the plan depends on (queries, conditions, relative values) happen before the
         reply, since the reply says what they found. Events go to `events`; a failure that
         arrives after the reply is told at the start of the session's next reply."""
+        import asyncio
+
         runner = self._async_runner()
         session = self.session(session_id)
         loop = asyncio.get_running_loop()
@@ -383,6 +389,8 @@ class Engine:
         """The asyncio runtime fires schedules by itself, once there is one to fire (set in
         this turn, or kept in the state file from before a restart)."""
         if self._scheduler is None and len(self.schedules):
+            from jiayu.executor.scheduler import Scheduler
+
             self._scheduler = Scheduler(self.schedules, self.clock, self._fire)
             self._scheduler.start()
 
@@ -408,6 +416,8 @@ class Engine:
         if not any(batch.delays):
             return False
         if self._scenes is None:
+            from jiayu.executor.scenes import SceneRunner
+
             self._scenes = SceneRunner(self.clock)
         session = draft.session
         steps = [_Step(c, d) for c, d in zip(batch.commands, batch.delays, strict=True)]
@@ -438,6 +448,10 @@ class Engine:
         return self.events.stream(session_id)
 
     def _async_runner(self) -> AsyncRunner:
+        import asyncio
+
+        from jiayu.executor.arun import AsyncRunner, as_async
+
         loop = asyncio.get_running_loop()
         if self._async is None or self._async[0] is not loop:
             parallel, timeout = self._limits
@@ -471,6 +485,8 @@ class Engine:
     ) -> Result:
         """When every command of the turn has been tried: the final Result, its events, and
         any failure queued for the next reply."""
+        import asyncio
+
         try:
             report = await sending
             for batch in draft.batches:
@@ -1017,6 +1033,8 @@ class Engine:
     async def _fire(self, schedule: Schedule) -> None:
         """The asyncio runtime's schedule fire: the same checks as run_due, sent in the
         background runner, and what came of it queued for the session's next reply."""
+        import asyncio
+
         runner = self._async_runner()
         loop = asyncio.get_running_loop()
 

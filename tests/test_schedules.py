@@ -13,10 +13,10 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from jiayu.executor.clock import ManualClock, SystemClock
+from jiayu.executor.scheduler import Scheduler
 from jiayu.executor.schedules import (
     Schedule,
     ScheduleError,
-    Scheduler,
     ScheduleStore,
     fire_time,
     new_schedule_id,
