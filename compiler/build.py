@@ -16,9 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from lark import Token as LarkToken
-from lark import Tree
-
+from jiayu.compiler.lalr import Leaf, Node
 from jiayu.ir import (
     Action,
     Clause,
@@ -150,23 +148,23 @@ class Builder:
             return None
         return self._scenes.get(target.name.text)
 
-    def build(self, tree: Tree[LarkToken]) -> Body:
+    def build(self, tree: Node) -> Body:
         """The Body of a whole parse tree."""
         body = self._walk(tree)
         assert isinstance(body, Body)
         return body
 
-    def _walk(self, tree: Tree[LarkToken]) -> Any:
-        children = [self._walk(c) if isinstance(c, Tree) else c for c in tree.children]
-        return getattr(self, str(tree.data))(*children)
+    def _walk(self, tree: Node) -> Any:
+        children = [self._walk(c) if isinstance(c, Node) else c for c in tree.children]
+        return getattr(self, tree.data)(*children)
 
-    def _tok(self, t: LarkToken) -> Token:
-        return self._tokens[t.start_pos or 0]
+    def _tok(self, t: Leaf) -> Token:
+        return self._tokens[t.index]
 
-    def _payload(self, t: LarkToken) -> Any:
+    def _payload(self, t: Leaf) -> Any:
         return self._tok(t).value
 
-    def _at(self, t: LarkToken) -> int:
+    def _at(self, t: Leaf) -> int:
         return self._tok(t).start
 
     # --- utterance ---------------------------------------------------------
@@ -190,7 +188,7 @@ class Builder:
         groups: list[Group | _Qualifier] = []
         separated = True
         for child in children:
-            if isinstance(child, LarkToken):
+            if isinstance(child, Leaf):
                 separated = True
                 continue
             previous = groups[-1] if groups else None
@@ -220,7 +218,7 @@ class Builder:
 
     # --- clause modifiers ----------------------------------------------------
 
-    def negated(self, _neg: LarkToken, group: Group | _Qualifier) -> Group:
+    def negated(self, _neg: Leaf, group: Group | _Qualifier) -> Group:
         return [replace(c, negated=True) for c in _actions(group, "别/不要")]
 
     def negated_tail(self, *children: Any) -> Group | _Qualifier:
@@ -230,7 +228,7 @@ class Builder:
             return clauses  # 床头灯留着别关: the negated verb repeats the exclusion
         return [replace(c, negated=True) for c in _actions(clauses, "别")]
 
-    def timed(self, time: LarkToken, *rest: Any) -> Group:
+    def timed(self, time: Leaf, *rest: Any) -> Group:
         timing = self._payload(time)
         return [replace(c, when=timing) for c in _actions(rest[-1], "a time")]
 
@@ -241,7 +239,7 @@ class Builder:
             replace(c, when=timing) for c in _actions(self.target_tail(targets, tail), "a time")
         ]
 
-    def at_place(self, _at: LarkToken, targets: _Targets, *rest: Any) -> Group:
+    def at_place(self, _at: Leaf, targets: _Targets, *rest: Any) -> Group:
         # 在客厅切到下一首: the place applies to a clause that names none of its own.
         if len(targets) != 1 or not targets[0].is_place_only or targets[0].exclude:
             raise Unsupported("在 takes a place", "unattached", targets.start)
@@ -256,7 +254,7 @@ class Builder:
             out.append(replace(clause, target=target))
         return out
 
-    def habit(self, _habit: LarkToken, *rest: Any) -> Group:
+    def habit(self, _habit: Leaf, *rest: Any) -> Group:
         # 按我的习惯开灯: on, then the user's preferred settings for it (the engine asks for
         # them when none is stored, and remembers the answer).
         out: Group = []
@@ -324,16 +322,16 @@ class Builder:
             clauses.append(clause)
         return clauses
 
-    def repeat(self, _t: LarkToken) -> Group:
+    def repeat(self, _t: Leaf) -> Group:
         return [Clause("repeat")]
 
-    def confirm(self, _t: LarkToken) -> Group:
+    def confirm(self, _t: Leaf) -> Group:
         return [Clause("confirm")]
 
-    def cancel(self, _t: LarkToken) -> Group:
+    def cancel(self, _t: Leaf) -> Group:
         return [Clause("cancel")]
 
-    def ordinal(self, t: LarkToken, _de: Any = None) -> Group:
+    def ordinal(self, t: Leaf, _de: Any = None) -> Group:
         return [Clause("select", ordinal=int(self._payload(t)))]
 
     def schedule_cancel(self, *children: Any) -> Group:
@@ -354,7 +352,7 @@ class Builder:
         targets = next((c for c in children if isinstance(c, _Targets)), None)
         value: Value = children[-1]
         attr = next(
-            (self._payload(c) for c in children if isinstance(c, LarkToken) and c.type == "ATTR"),
+            (self._payload(c) for c in children if isinstance(c, Leaf) and c.kind == "ATTR"),
             None,
         )
         tail = _with_attribute(Tail("remember", value), attr)
@@ -365,7 +363,7 @@ class Builder:
     def set_question(self, *children: Any) -> Group:
         # 哪些灯开着 / 有没有灯开着 / 客厅有几盏灯开着: a query over a set.
         runs = [c for c in children if isinstance(c, _Targets)]
-        asked = next(c for c in children if isinstance(c, LarkToken) and c.type == "QSET")
+        asked = next(c for c in children if isinstance(c, Leaf) and c.kind == "QSET")
         state = children[-1]
         attribute, expected = self._state(state)
         targets: list[Target] = list(runs[-1])
@@ -386,15 +384,15 @@ class Builder:
             for t in targets
         ]
 
-    def _state(self, t: LarkToken) -> tuple[str, Any]:
-        if t.type == "ON":
+    def _state(self, t: Leaf) -> tuple[str, Any]:
+        if t.kind == "ON":
             return "on", True
-        if t.type == "OFF":
+        if t.kind == "OFF":
             return "on", False
         attribute, expected = self._payload(t)
         return attribute, expected
 
-    def head_on(self, _on: LarkToken, targets: _Targets, tail: Tail | None = None) -> Group:
+    def head_on(self, _on: Leaf, targets: _Targets, tail: Tail | None = None) -> Group:
         clauses: Group = []
         for target in targets:
             scene = self._scene_of(target)
@@ -408,36 +406,36 @@ class Builder:
                     clauses.append(_clause(tail, None))
         return clauses
 
-    def head_off(self, _off: LarkToken, targets: _Targets) -> Group:
+    def head_off(self, _off: Leaf, targets: _Targets) -> Group:
         return [Clause("off", t) for t in targets]
 
-    def head_rel(self, rel: LarkToken, targets: _Targets, *rest: Any) -> Group:
+    def head_rel(self, rel: Leaf, targets: _Targets, *rest: Any) -> Group:
         attr = self._attr_of(rest)
         tail = self._relative(self._payload(rel), attr, self._amount_of(rest))
         return [_clause(tail, t) for t in targets]
 
-    def head_set(self, _setv: LarkToken, targets: _Targets, *rest: Any) -> Group:
+    def head_set(self, _setv: Leaf, targets: _Targets, *rest: Any) -> Group:
         attr = self._attr_of(rest)
         tail = _with_attribute(Tail("set", rest[-1]), attr)
         return [_clause(tail, t) for t in targets]
 
-    def head_media(self, media: LarkToken, targets: _Targets) -> Group:
+    def head_media(self, media: Leaf, targets: _Targets) -> Group:
         return [Clause(self._payload(media), t) for t in targets]
 
-    def head_query(self, _q: LarkToken, *rest: Any) -> Group:
+    def head_query(self, _q: Leaf, *rest: Any) -> Group:
         targets = next((r for r in rest if isinstance(r, list)), [None])
         attr = None
         for r in rest:
-            if isinstance(r, LarkToken):
+            if isinstance(r, Leaf):
                 attr = self._payload(r) or attr
         return [Clause("query", t, attribute=attr) for t in targets]
 
     def _attr_of(self, items: Sequence[Any]) -> str | None:
         """The attribute said among a rule's children; a step (大一档) is a fan's speed."""
         for item in items:
-            if isinstance(item, LarkToken) and item.type == "ATTR":
+            if isinstance(item, Leaf) and item.kind == "ATTR":
                 return self._payload(item)  # type: ignore[no-any-return]
-        if any(isinstance(i, LarkToken) and i.type == "NOTCH" for i in items):
+        if any(isinstance(i, Leaf) and i.kind == "NOTCH" for i in items):
             return "fan_speed"
         return None
 
@@ -446,30 +444,30 @@ class Builder:
         for item in items:
             if isinstance(item, _Number):
                 return item
-            if isinstance(item, LarkToken) and item.type == "NOTCH":
+            if isinstance(item, Leaf) and item.kind == "NOTCH":
                 return _Number(float(self._payload(item)), None)
         return None
 
     # --- tails -------------------------------------------------------------
 
-    def t_on(self, _on: LarkToken, value: Value | None = None) -> Tail:
+    def t_on(self, _on: Leaf, value: Value | None = None) -> Tail:
         return Tail("on") if value is None else Tail("set", value)
 
-    def t_off(self, _off: LarkToken, value: Value | None = None) -> Tail:
+    def t_off(self, _off: Leaf, value: Value | None = None) -> Tail:
         return Tail("off") if value is None else Tail("set", value)  # 窗帘关一半
 
-    def t_more(self, _on: LarkToken, _yidian: LarkToken) -> Tail:
+    def t_more(self, _on: Leaf, _yidian: Leaf) -> Tail:
         return Tail("adjust", Value("relative", direction=1))  # 窗帘再开一点
 
-    def t_less(self, _off: LarkToken, _yidian: LarkToken) -> Tail:
+    def t_less(self, _off: Leaf, _yidian: Leaf) -> Tail:
         return Tail("adjust", Value("relative", direction=-1))  # 窗帘关一点
 
     def t_set(self, *children: Any) -> Tail:
         attr = None
         verb = False
         for c in children:
-            if isinstance(c, LarkToken):
-                if c.type == "ATTR":
+            if isinstance(c, Leaf):
+                if c.kind == "ATTR":
                     attr = self._payload(c)
                 else:
                     verb = True
@@ -477,34 +475,34 @@ class Builder:
 
     def t_rel(self, *children: Any) -> Tail:
         rel = next(
-            self._payload(c) for c in children if isinstance(c, LarkToken) and c.type == "REL"
+            self._payload(c) for c in children if isinstance(c, Leaf) and c.kind == "REL"
         )
         return self._relative(rel, self._attr_of(children), self._amount_of(children))
 
     def t_adj(self, *children: Any) -> Tail:
         adj = next(
-            self._payload(c) for c in children if isinstance(c, LarkToken) and c.type == "ADJ"
+            self._payload(c) for c in children if isinstance(c, Leaf) and c.kind == "ADJ"
         )
         return self._relative(adj, self._attr_of(children), self._amount_of(children))
 
-    def t_query(self, *children: LarkToken) -> Tail | list[Tail]:
-        attrs = [self._payload(c) for c in children if c.type == "ATTR"]
-        asked = next((self._payload(c) for c in children if c.type == "QWORD"), None)
+    def t_query(self, *children: Leaf) -> Tail | list[Tail]:
+        attrs = [self._payload(c) for c in children if c.kind == "ATTR"]
+        asked = next((self._payload(c) for c in children if c.kind == "QWORD"), None)
         if len(attrs) > 1:  # 温度和湿度多少
             return [Tail("query", attribute=a) for a in attrs]
         return Tail("query", attribute=attrs[0] if attrs else asked)
 
-    def t_state(self, q: LarkToken) -> Tail:
+    def t_state(self, q: Leaf) -> Tail:
         attribute, expected = self._payload(q)
         return Tail("query", attribute=attribute, question="yes_no", expected=expected)
 
-    def t_asked(self, verb: LarkToken, _asked: LarkToken) -> Tail:
+    def t_asked(self, verb: Leaf, _asked: Leaf) -> Tail:
         # 上锁了没 / 开了没 / 是打开的吗: did the verb's state come about?
-        if verb.type == "OFF" and "锁" in self._tok(verb).text:
+        if verb.kind == "OFF" and "锁" in self._tok(verb).text:
             return Tail("query", attribute="locked", question="yes_no", expected=True)
-        return Tail("query", attribute="on", question="yes_no", expected=verb.type == "ON")
+        return Tail("query", attribute="on", question="yes_no", expected=verb.kind == "ON")
 
-    def t_media(self, m: LarkToken) -> Tail:
+    def t_media(self, m: Leaf) -> Tail:
         return Tail(self._payload(m))
 
     def _relative(self, how: Any, attr: str | None, amount: _Number | None) -> Tail:
@@ -530,31 +528,31 @@ class Builder:
     def v_number(self, n: _Number) -> Value:
         return Value("absolute", _UNIT_ATTRIBUTE.get(n.unit), n.value, None, n.unit)
 
-    def v_half(self, t: LarkToken, adj: LarkToken | None = None) -> Value:
+    def v_half(self, t: Leaf, adj: Leaf | None = None) -> Value:
         # 一半亮: the adjective says what is at half.
         attribute = self._payload(adj)[0] if adj is not None else None
         return Value("absolute", attribute, float(self._payload(t)), None, "%")
 
-    def v_extreme(self, t: LarkToken) -> Value:
+    def v_extreme(self, t: Leaf) -> Value:
         attribute, direction = self._payload(t)
         return Value("extreme", attribute, None, None, None, direction)
 
-    def v_mode(self, t: LarkToken, _attr: Any = None) -> Value:
+    def v_mode(self, t: Leaf, _attr: Any = None) -> Value:
         return Value("absolute", "mode", None, self._payload(t))
 
-    def v_speed(self, t: LarkToken, _attr: Any = None) -> Value:
+    def v_speed(self, t: Leaf, _attr: Any = None) -> Value:
         return Value("absolute", "fan_speed", None, self._payload(t))
 
-    def v_level(self, t: LarkToken) -> Value:
+    def v_level(self, t: Leaf) -> Value:
         level = _LEVEL_WORDS.get(self._tok(t).text)
         if level is None:
             raise Unsupported(f"{self._tok(t).text} is not a level")
         return Value("absolute", "fan_speed", None, level)
 
-    def v_color(self, t: LarkToken) -> Value:
+    def v_color(self, t: Leaf) -> Value:
         return Value("absolute", "color_temp", None, self._payload(t))
 
-    def v_preferred(self, _t: LarkToken, attr: LarkToken | None = None) -> Value:
+    def v_preferred(self, _t: Leaf, attr: Leaf | None = None) -> Value:
         # 调到我喜欢的温度: the speaking user's stored value for the attribute.
         attribute = _set_attribute(self._payload(attr)) if attr is not None else None
         return Value("preferred", attribute)
@@ -562,16 +560,16 @@ class Builder:
     def amount(self, *children: Any) -> _Number:
         return children[-1]  # type: ignore[no-any-return]
 
-    def n_plain(self, num: LarkToken, unit: Any = None) -> _Number:
+    def n_plain(self, num: Leaf, unit: Any = None) -> _Number:
         return _Number(float(self._payload(num)), unit)
 
-    def n_half(self, num: LarkToken, half: LarkToken) -> _Number:
+    def n_half(self, num: Leaf, half: Leaf) -> _Number:
         return _Number(float(self._payload(num)) + float(self._payload(half)), "°C")
 
-    def n_percent(self, _pre: LarkToken, num: LarkToken) -> _Number:
+    def n_percent(self, _pre: Leaf, num: Leaf) -> _Number:
         return _Number(float(self._payload(num)), "%")
 
-    def unit(self, t: LarkToken) -> Any:
+    def unit(self, t: Leaf) -> Any:
         return self._payload(t)
 
     # --- targets and conditions -------------------------------------------
@@ -579,8 +577,8 @@ class Builder:
     def target(self, *items: Any) -> _Targets:
         return self._targets(items)
 
-    def exclusion(self, _except: LarkToken, *items: Any) -> list[Target]:
-        items = tuple(i for i in items if not (isinstance(i, LarkToken) and i.type == "EXCEPT_END"))
+    def exclusion(self, _except: Leaf, *items: Any) -> list[Target]:
+        items = tuple(i for i in items if not (isinstance(i, Leaf) and i.kind == "EXCEPT_END"))
         return self._split(items)
 
     def condition(self, *children: Any) -> Condition:
@@ -595,9 +593,9 @@ class Builder:
                 subject = c[0]
             elif isinstance(c, _Number):
                 number = c
-            elif c.type == "ATTR":
+            elif c.kind == "ATTR":
                 attr = self._payload(c)
-            elif c.type == "CMP":
+            elif c.kind == "CMP":
                 op = self._payload(c)
             # IF inside the condition (客厅温度要是超过26度) carries nothing more
         assert number is not None  # the grammar requires one
@@ -617,7 +615,7 @@ class Builder:
         """Read a run of target words: exclusions anywhere in it apply to every noun of
         it (打开除书房外的灯和空调, 所有灯和空调书房除外)."""
         items = list(said)
-        start = next((self._at(i) for i in items if isinstance(i, LarkToken)), 0)
+        start = next((self._at(i) for i in items if isinstance(i, Leaf)), 0)
         excludes: list[Target] = []
         after = False
         k = 0
@@ -627,7 +625,7 @@ class Builder:
                 excludes.extend(item)
                 del items[k]
                 continue
-            if isinstance(item, LarkToken) and item.type in ("EXCEPT_POST", "EXCEPT_END"):
+            if isinstance(item, Leaf) and item.kind in ("EXCEPT_POST", "EXCEPT_END"):
                 begin = self._excluded_span(items, k)
                 if begin == k:
                     raise Unsupported(
@@ -636,7 +634,7 @@ class Builder:
                         self._at(item),
                     )
                 excludes.extend(self._split(items[begin:k]))
-                after = after or item.type == "EXCEPT_POST" or begin == 0
+                after = after or item.kind == "EXCEPT_POST" or begin == 0
                 del items[begin : k + 1]
                 k = begin
                 continue
@@ -668,7 +666,7 @@ class Builder:
     def _excluded_span(self, items: Sequence[Any], k: int) -> int:
         """Where the words taken away by the 除外/留着 at `k` begin: the places just said
         (所有的灯卧室除外), else the names and type words just said (烧水壶和电饭煲除外)."""
-        kinds = [self._tok(i).kind if isinstance(i, LarkToken) else "" for i in items[:k]]
+        kinds = [self._tok(i).kind if isinstance(i, Leaf) else "" for i in items[:k]]
         said = [kind for kind in kinds if kind != "DE"]
         if not said:
             return k
@@ -686,7 +684,7 @@ class Builder:
         """One target per AND-separated part of a run of target words."""
         parts: list[list[Any]] = [[]]
         for item in items:
-            if isinstance(item, LarkToken) and item.type == "AND":
+            if isinstance(item, Leaf) and item.kind == "AND":
                 parts.append([])
             else:
                 parts[-1].append(item)

@@ -5,9 +5,10 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING
 
+from jiayu.compiler.lalr import Leaf, Node, Stuck
 from jiayu.compiler.lexicon import FILLER
-from jiayu.compiler.parse import Stuck, compile_text, parse_kinds
-from jiayu.ir import NoParse, to_json
+from jiayu.compiler.parse import compile_text, parse_kinds
+from jiayu.ir import NoParse, Token, to_json
 
 if TYPE_CHECKING:
     from jiayu.engine import Engine
@@ -27,7 +28,7 @@ def explain(text: str, engine: Engine) -> str:
     if words:
         tree = parse_kinds(tuple(t.kind for t in words))
         if not isinstance(tree, Stuck):
-            lines += ["tree", tree.pretty("  ").rstrip()]
+            lines += ["tree", *_tree_lines(tree, words, 1)]
     if isinstance(compiled, NoParse):
         lines += [
             f"no parse    {compiled.reason} at {compiled.position}: {compiled.detail}",
@@ -43,3 +44,13 @@ def explain(text: str, engine: Engine) -> str:
         f"confidence  {compiled.confidence}",
     ]
     return "\n".join(lines)
+
+
+def _tree_lines(node: Node | Leaf, words: list[Token], depth: int) -> list[str]:
+    """The tree one node a line, indented by depth; a word shows its kind and what was said."""
+    pad = "  " * depth
+    if isinstance(node, Leaf):
+        return [f"{pad}{node.kind}  {words[node.index].said}"]
+    return [f"{pad}{node.data}"] + [
+        line for child in node.children for line in _tree_lines(child, words, depth + 1)
+    ]

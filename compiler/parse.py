@@ -1,105 +1,39 @@
-"""Compile an utterance: normalise, lex, parse (Lark LALR), build the IR.
+"""Compile an utterance: normalise, lex, parse (LALR), build the IR.
 
-The LALR tables are built once per process from the grammar text, and cached
-to an explicit file keyed by a hash of that text, so start-up is fast and a
-grammar change can never load stale tables. A home change rebuilds only the
-lexicon (compiler/lexicon.py).
+The parse runs the grammar's LALR tables, computed by Lark ahead of time and read once per
+process (compiler/lalr.py). A home change rebuilds only the lexicon (compiler/lexicon.py).
 """
 
 from __future__ import annotations
 
-import hashlib
-import os
-import tempfile
-import threading
-from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
-from importlib import resources
-from pathlib import Path
-from typing import Any
-
-from lark import Lark, Tree
-from lark import Token as LarkToken
-from lark.exceptions import UnexpectedInput
-from lark.lexer import Lexer
+from collections.abc import Sequence
 
 from jiayu.compiler.build import Builder, Unsupported
 from jiayu.compiler.confidence import confidence
+from jiayu.compiler.lalr import Node, Stuck, tables
 from jiayu.compiler.lexicon import FILLER, Lexicon
 from jiayu.ir import Compiled, NoParse, Parse, Token
 from jiayu.text import MAX_LENGTH, normalize
 
 MAX_CLAUSES = 20
 """More actions than this in one breath is not a home command; it is refused whole."""
-GRAMMAR_TEXT = resources.files("jiayu.grammar").joinpath("jiayu.lark").read_text("utf-8")
-_lock = threading.Lock()
-_parser: Lark | None = None
-
-
-class _TokenStream(Lexer):
-    """Lark's custom-lexer hook: the tokens were already made by our lexicon."""
-
-    def __init__(self, conf: Any) -> None:
-        pass
-
-    def lex(self, data: Any) -> Iterator[LarkToken]:  # type: ignore[override]
-        yield from data
-
-
-def cache_path() -> Path:
-    """Where the LALR tables are cached: $JIAYU_CACHE_DIR or the temp dir, keyed by grammar."""
-    digest = hashlib.sha256(GRAMMAR_TEXT.encode()).hexdigest()[:16]
-    folder = os.environ.get("JIAYU_CACHE_DIR") or tempfile.gettempdir()
-    return Path(folder) / f"jiayu-grammar-{digest}.lark-cache"
-
-
-def parser() -> Lark:
-    """The process-wide LALR parser (thread-safe: Lark's LALR parse keeps no shared state)."""
-    global _parser
-    if _parser is None:
-        with _lock:
-            if _parser is None:
-                _parser = Lark(
-                    GRAMMAR_TEXT, parser="lalr", lexer=_TokenStream, cache=str(cache_path())
-                )
-    return _parser
-
 
 TREE_CACHE_SIZE = 4096
 """Parse trees kept, by the sequence of token kinds they were parsed from."""
 
-
-@dataclass(frozen=True)
-class Stuck:
-    """Where the LALR parse of a kind sequence stopped."""
-
-    index: int | None
-    """The index of the word it did not expect; None when the words ran out."""
-    expected: tuple[str, ...]
-    """The kinds it would have taken there."""
+_trees: dict[tuple[str, ...], Node | Stuck] = {}
 
 
-_trees: dict[tuple[str, ...], Tree[LarkToken] | Stuck] = {}
-
-
-def parse_kinds(kinds: tuple[str, ...]) -> Tree[LarkToken] | Stuck:
+def parse_kinds(kinds: tuple[str, ...]) -> Node | Stuck:
     """The parse tree of a sequence of token kinds, or where it got stuck.
 
-    The tree depends on the kinds alone (its tokens carry only the kind and the index into
+    The tree depends on the kinds alone (its leaves carry only the kind and the index into
     the utterance's words, which the Builder reads), and people say the same few shapes
     again and again, so trees are kept by kind sequence: a hit skips the LALR parse. The
     Builder never changes a tree, so a kept one is shared between threads safely."""
     found = _trees.get(kinds)
     if found is None:
-        stream = [LarkToken(kind, kind, start_pos=i) for i, kind in enumerate(kinds)]
-        try:
-            found = parser().parse(stream)
-        except UnexpectedInput as err:
-            token = getattr(err, "token", None)
-            index = getattr(token, "start_pos", None)
-            if getattr(token, "type", "") == "$END" or not isinstance(index, int):
-                index = None
-            found = Stuck(index, tuple(sorted(getattr(err, "expected", ()) or ())))
+        found = tables().parse(kinds)
         if len(_trees) >= TREE_CACHE_SIZE:
             _trees.clear()  # bounded; refilled by what is said next
         _trees[kinds] = found

@@ -38,8 +38,8 @@ from lark.lexer import Lexer
 
 from jiayu.cases import Case, load_cases
 from jiayu.compiler import Lexicon, compile_text
+from jiayu.compiler.lalr import grammar_text
 from jiayu.compiler.lexicon import FILLER
-from jiayu.compiler.parse import GRAMMAR_TEXT
 from jiayu.grammar import vocab
 from jiayu.home import load_home
 from jiayu.ir import Parse, Token
@@ -237,7 +237,7 @@ class GrammarMap:
 
 @cache
 def _grammar_map() -> GrammarMap:
-    return GrammarMap.build(GRAMMAR_TEXT)
+    return GrammarMap.build(grammar_text())
 
 
 # --- the fixed vocabulary -------------------------------------------------------------------

@@ -1,0 +1,163 @@
+"""The LALR(1) parse of a sequence of token kinds, over tables Lark computed ahead of time.
+
+The tables come from grammar/jiayu.tables.json (written by compiler/tables.py); this module
+is the whole run-time side of the parser, so a process that compiles utterances never
+imports Lark. The trees are the ones Lark's LALR parser builds from the same grammar
+(tests/test_lalr.py checks them against Lark on every corpus sentence and on random kind
+sequences), with our own two node classes instead of Lark's Tree and Token.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass
+from importlib import resources
+from typing import Any
+
+log = logging.getLogger(__name__)
+
+END = "$END"
+"""The kind after the last word."""
+TABLES_FILE = "jiayu.tables.json"
+"""Next to jiayu.lark in the jiayu.grammar package; written by compiler/tables.py."""
+
+
+def grammar_text() -> str:
+    return resources.files("jiayu.grammar").joinpath("jiayu.lark").read_text("utf-8")
+
+
+@dataclass(frozen=True, slots=True)
+class Leaf:
+    """One word of the utterance in a tree: its kind and its index among the words."""
+
+    kind: str
+    index: int
+
+
+@dataclass(frozen=True, slots=True)
+class Node:
+    """A rule's node: its name (the rule's, or its alias) and its children."""
+
+    data: str
+    children: list[Node | Leaf]
+
+
+@dataclass(frozen=True)
+class Stuck:
+    """Where the LALR parse of a kind sequence stopped."""
+
+    index: int | None
+    """The index of the word it did not expect; None when the words ran out."""
+    expected: tuple[str, ...]
+    """The kinds it would have taken there."""
+
+
+@dataclass(frozen=True, slots=True)
+class _Rule:
+    origin: str
+    """The rule's name: where the parse goes after reducing by it."""
+    name: str
+    """The name of the node it builds (its alias, if it has one)."""
+    size: int
+    expand_single: bool
+    kept: tuple[tuple[int, bool], ...] | None
+    """(child index, splice its children in) for each child kept; None keeps them all."""
+
+    def build(self, children: list[Node | Leaf]) -> Node | Leaf:
+        if self.kept is not None:
+            shaped: list[Node | Leaf] = []
+            for i, splice in self.kept:
+                child = children[i]
+                if splice and isinstance(child, Node):
+                    shaped.extend(child.children)
+                else:
+                    shaped.append(child)
+            children = shaped
+        if self.expand_single and len(children) == 1:
+            return children[0]
+        return Node(self.name, children)
+
+
+class Tables:
+    """A grammar's parse table and rules, ready to run."""
+
+    def __init__(self, data: dict[str, Any]) -> None:
+        self.start: int = data["start"]
+        self.end: int = data["end"]
+        self.terminals = frozenset(data["terminals"])
+        self.rules = tuple(
+            _Rule(origin, name, size, bool(expand), None if kept is None else _kept(kept))
+            for origin, name, size, expand, kept in data["rules"]
+        )
+        self.states: tuple[dict[str, int], ...] = tuple(data["states"])
+
+    def parse(self, kinds: Sequence[str]) -> Node | Stuck:
+        """The tree of `kinds` (token kinds, in order), or where the parse got stuck."""
+        states, rules = self.states, self.rules
+        stack = [self.start]
+        values: list[Node | Leaf] = []
+        count = len(kinds)
+        i = 0
+        while True:
+            kind = kinds[i] if i < count else END
+            action = states[stack[-1]].get(kind)
+            if action is None:
+                expected = tuple(sorted(s for s in states[stack[-1]] if s in self.terminals))
+                return Stuck(i if i < count else None, expected)
+            if action >= 0:
+                stack.append(action)
+                values.append(Leaf(kind, i))
+                i += 1
+                continue
+            rule = rules[-1 - action]
+            if rule.size:
+                children = values[-rule.size :]
+                del stack[-rule.size :]
+                del values[-rule.size :]
+            else:
+                children = []
+            stack.append(states[stack[-1]][rule.origin])
+            values.append(rule.build(children))
+            if i >= count and stack[-1] == self.end:
+                node = values[-1]
+                assert isinstance(node, Node)  # the start rule is never inlined
+                return node
+
+
+def _kept(kept: list[list[int]]) -> tuple[tuple[int, bool], ...]:
+    return tuple((i, bool(splice)) for i, splice in kept)
+
+
+_lock = threading.Lock()
+_tables: Tables | None = None
+
+
+def tables() -> Tables:
+    """The process's tables: read once, on first use, from the shipped file; built with Lark
+    when that file was made from another grammar text (the grammar was edited since)."""
+    global _tables
+    if _tables is None:
+        with _lock:
+            if _tables is None:
+                _tables = Tables(_load())
+    return _tables
+
+
+def _load() -> dict[str, Any]:
+    grammar = grammar_text()
+    shipped = resources.files("jiayu.grammar").joinpath(TABLES_FILE)
+    if shipped.is_file():
+        data: dict[str, Any] = json.loads(shipped.read_text("utf-8"))
+        if data.get("grammar") == grammar:
+            return data
+    log.warning(
+        "grammar/%s is older than the grammar: building the tables with Lark "
+        "(run `python -m jiayu.compiler.tables` to write them)",
+        TABLES_FILE,
+    )
+    from jiayu.compiler.tables import tables as build
+
+    return build(grammar)
