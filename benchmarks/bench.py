@@ -182,7 +182,7 @@ def cold_rows(runs: int, with_hassil: bool, log: Log) -> tuple[list[Row], dict[s
         if "settled_maxrss_mib" in m:
             peak_note += (
                 f"; after the background pinyin build: {m['settled_maxrss_mib']:.0f} MiB"
-                f"; pypinyin loaded at first reply: {m['pypinyin_at_reply']}"
+                f"; pinyin table read by the first reply: {m['pinyin_at_reply']}"
             )
         rows.append(
             Row(

@@ -74,7 +74,8 @@ def child(home_path: str, text: str, *, settle: bool) -> dict[str, Any]:
         "first_ms": 1000 * (t4 - t3),
         "total_ms": 1000 * (t4 - t0),
         "maxrss_mib": peak_rss_mib(),
-        "pypinyin_at_reply": "pypinyin" in sys.modules,
+        "pinyin_at_reply": getattr(sys.modules.get("jiayu.compiler.pinyin"), "_table", None)
+        is not None,
         "outcome": result.outcome,
     }
     if settle:
