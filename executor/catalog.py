@@ -198,8 +198,11 @@ def is_high_risk(device: Device, command: str) -> bool:
     capabilities: a door lock wired as a plain on/off relay still opens the door."""
     if command in HIGH_RISK:
         return True
-    serves = {device.type, *device.acts_as}
-    return command in _OPENING and bool(serves & _GUARDED_TYPES)
+    if command not in _OPENING:
+        return False
+    # Asked of every command a whole-home turn plans: no set is built for the question.
+    return device.type in _GUARDED_TYPES or not _GUARDED_TYPES.isdisjoint(device.acts_as)
+
 
 # Attributes a command writes are checked with that command's params schema, so a state the
 # hub could never reach by a command is refused in a home file too.
@@ -233,7 +236,10 @@ def supports(device: Device, command: str) -> bool:
 
 def value_range(device: Device, command: str) -> tuple[float, float] | None:
     """The range of the command's ``value`` on this device; raises KeyError for no such command."""
-    spec = COMMANDS[command]
+    return _range(COMMANDS[command], device)
+
+
+def _range(spec: CommandSpec, device: Device) -> tuple[float, float] | None:
     if spec.limit_key is None:
         return None
     limit = device.limits.get(spec.limit_key)
@@ -262,7 +268,7 @@ def params_error(device: Device, command: str, params: object) -> str | None:
         return f"unknown command {_show(command)}"
     if spec.capability not in device.capabilities:
         return f'"{command}" needs capability "{spec.capability}", which device "{device.id}" lacks'
-    bounds = value_range(device, command)
+    bounds = _range(spec, device)
     key = _params_key(params)
     if key is None:  # not a flat object of scalars: checked every time (and refused)
         return _explain(_validator(command, bounds).iter_errors(params), name_keys=True)
@@ -284,6 +290,8 @@ def _params_key(params: object) -> tuple[tuple[str, str, Any], ...] | None:
     to a JSON Schema."""
     if not isinstance(params, Mapping):
         return None
+    if not params:
+        return ()  # turn_on, turn_off, open…: most commands a whole-home turn sends
     key: list[tuple[str, str, Any]] = []
     for name, value in params.items():
         if not isinstance(name, str) or not isinstance(value, str | int | float | bool | None):

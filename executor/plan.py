@@ -35,16 +35,34 @@ class Refusal:
     reason: str
 
 
-def plan(clause: Clause, device: Device, read: Mapping[str, Any] | None) -> Command | Refusal:
-    """The command for one device. `read` is its fresh state (needed for relative values)."""
-    command = command_for(device, clause)
+Meanings = dict[frozenset[str], tuple[str | None, str | None]]
+"""What one clause means on a device with these capabilities: the command (None when such a
+device cannot do it) and the attribute the clause's value sets (None when it sets none)."""
+
+
+def plan(
+    clause: Clause,
+    device: Device,
+    read: Mapping[str, Any] | None,
+    meanings: Meanings | None = None,
+) -> Command | Refusal:
+    """The command for one device. `read` is its fresh state (needed for relative values).
+
+    `meanings`: when one clause is planned for many devices (所有的灯: thousands of them),
+    one dict for all of them. What the clause means on a device depends on its capabilities
+    alone (executor/actions.py), so it is then worked out once per set of capabilities."""
+    if meanings is None:
+        meanings = {}
+    meaning = meanings.get(device.capabilities)
+    if meaning is None:
+        meaning = meanings[device.capabilities] = _meaning(clause, device)
+    command, attribute = meaning
     if command is None:
         return Refusal(device.id, f"{shown(device.name)}不支持这个操作")
-    if clause.action not in ("set", "adjust") or clause.value is None:
+    if attribute is None:
         return Command(device.id, command)
     value = clause.value
-    attribute = value_attribute(device, value)
-    assert attribute is not None  # command_for found a setter
+    assert value is not None  # an attribute is only found for a value
     if attribute == "mode":
         params: dict[str, Any] = {"mode": value.word}
     elif attribute == "fan_speed":
@@ -65,6 +83,15 @@ def plan(clause: Clause, device: Device, read: Mapping[str, Any] | None) -> Comm
             return _out_of_range(device, command, attribute)
         return Refusal(device.id, f"{shown(device.name)}不接受这个值：{error}")
     return Command(device.id, command, params)
+
+
+def _meaning(clause: Clause, device: Device) -> tuple[str | None, str | None]:
+    command = command_for(device, clause)
+    if command is None or clause.action not in ("set", "adjust") or clause.value is None:
+        return command, None
+    attribute = value_attribute(device, clause.value)
+    assert attribute is not None  # command_for found a setter
+    return command, attribute
 
 
 def _out_of_range(device: Device, command: str, attribute: str) -> Refusal:

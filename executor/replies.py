@@ -38,15 +38,14 @@ _MAX_LISTED = 3
 def names_phrase(home: Home, device_ids: Sequence[str], clause: Clause | None = None) -> str:
     """客厅灯和电视 / 客厅灯、卧室灯和书房灯 / 5 盏灯 (the type word said, if any)."""
     unique = list(dict.fromkeys(device_ids))
-    devices = [home.device(d) for d in unique]
-    if len(devices) > _MAX_LISTED:
+    if len(unique) > _MAX_LISTED:  # counted, not looked up: 所有的灯 may be thousands
         target = clause.target if clause is not None else None
         if target is not None and target.type_word:
             kind, noun = target.device_type or "", target.type_word
         else:
             kind, noun = "", "设备"
-        return f" {len(devices)} {_CLASSIFIER.get(kind, '个')}{noun}"
-    names = [shown(d.name) for d in devices]
+        return f" {len(unique)} {_CLASSIFIER.get(kind, '个')}{noun}"
+    names = [shown(home.device(d).name) for d in unique]
     return names[0] if len(names) == 1 else "、".join(names[:-1]) + "和" + names[-1]
 
 
@@ -74,7 +73,7 @@ def done_phrase(home: Home, clause: Clause | None, sent: Sequence[Command]) -> s
     parts: list[str] = []
     groups: dict[tuple[str, str], list[str]] = {}
     for command in sent:
-        key = (command.command, repr(sorted(command.params.items())))
+        key = (command.command, repr(sorted(command.params.items())) if command.params else "")
         groups.setdefault(key, []).append(command.device)
     for (name, _), devices in groups.items():
         params = next(c.params for c in sent if c.command == name and c.device == devices[0])

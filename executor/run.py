@@ -119,15 +119,16 @@ def settle(
         batch.sent.append(command)
     else:
         batch.failed.append((command, result))
-    log.info(
-        "jiayu.sent",
-        extra={
-            "session": session,
-            "device": command.device,
-            "command": command.command,
-            "result": result,
-        },
-    )
+    if log.isEnabledFor(logging.INFO):  # per command sent: its fields only when logged
+        log.info(
+            "jiayu.sent",
+            extra={
+                "session": session,
+                "device": command.device,
+                "command": command.command,
+                "result": result,
+            },
+        )
     if listener is not None:
         listener("finished" if result == "ok" else "failed", command, result)
     return audit_line(audit, session, text, command, result)

@@ -286,8 +286,8 @@ class Engine:
 
     def _warm(self) -> None:
         """Build the pinyin data in the background once the first turn is answered: a later
-        turn with a slip must not pay for it (seconds on a big home), and neither must
-        start-up or the first reply (it imports pypinyin, the largest thing we load)."""
+        turn with a slip must not pay for it, and neither must start-up or the first reply
+        (it keys every name of the home in pinyin: tens of ms, more on a big home)."""
         if not self._warming.is_set():
             self._warming.set()
             _warm(self.lexicon, self.names)
@@ -698,9 +698,16 @@ class Engine:
                 previous = acted
             if clause.target is not None:
                 focus.extend(_rooms(clause.target))
-            rooms = {self.home.device(d).room for d in acted}
-            if len(rooms) == 1:  # 把书房灯关了，台灯打开: the room inside a name counts too
-                focus.append(rooms.pop())
+            room = self._one_room(acted)
+            if room is not None:  # 把书房灯关了，台灯打开: the room inside a name counts too
+                focus.append(room)
+
+    def _one_room(self, devices: Sequence[str]) -> str | None:
+        """The room all the devices are in, if there is one; stops at a second room, which
+        after 打开所有的灯 is a few devices in, not thousands."""
+        rooms = (self.home.device(d).room for d in devices)
+        first = next(rooms, None)
+        return first if all(room == first for room in rooms) else None
 
     def _clause(
         self,
@@ -796,10 +803,14 @@ class Engine:
             clause = replace(clause, value=value)
         commands: list[Command] = []
         refusals: list[str] = []
+        # Shared by the clause's devices: what it means is worked out once per set of
+        # capabilities, not for each of thousands of devices.
+        meanings: dict[frozenset[str], tuple[str | None, str | None]] = {}
+        reads = needs_read(clause)
         for device_id in devices:
             device = self.home.device(device_id)
             state: Mapping[str, Any] | None = None
-            if needs_read(clause):
+            if reads:
                 got = self._read(draft, device_id, read)
                 if isinstance(got, HubError):
                     refusals.append(
@@ -808,7 +819,7 @@ class Engine:
                     )
                     continue
                 state = got
-            planned = plan(clause, device, state)
+            planned = plan(clause, device, state, meanings)
             if isinstance(planned, Refusal):
                 refusals.append(planned.reason)
             else:
@@ -836,11 +847,15 @@ class Engine:
         """Validate, hold the high-risk ones for confirmation, queue the rest to be sent."""
         ready: list[Command] = []
         held: list[Command] = []
+        planned, overlay = draft.planned, draft.overlay
         for command in commands:
-            key = (command.device, command.command, repr(sorted(command.params.items())))
-            if key in draft.planned:
+            params = command.params
+            # Params as the key compares them (most commands of a whole-home turn have none).
+            said = repr(sorted(params.items())) if params else "[]"
+            key = (command.device, command.command, said)
+            if key in planned:
                 continue  # 客厅灯和客厅灯: one device gets one identical command per turn
-            draft.planned.add(key)
+            planned.add(key)
             device = self.home.device(command.device)
             error = params_error(device, command.command, command.params)
             if error is not None:  # never send what the schema refuses
@@ -851,7 +866,8 @@ class Engine:
                 held.append(command)
                 continue
             ready.append(command)
-            self._expect(draft, command)
+            if command.device in overlay:  # read earlier in the turn: later reads see this
+                self._expect(draft, command)
         if ready or scene is not None:
             draft.parts.append(Batch(ready, clause, scene))
         if held:
@@ -1315,10 +1331,10 @@ class Engine:
         outcome = most_blocking(outcomes)
         if outcome != "confirm" and isinstance(session.pending, PendingConfirm):
             session.pending = None  # the question was overtaken by what else the turn said
-        devices = [*draft.devices, *(c.device for c in sent)]
-        rooms = tuple(dict.fromkeys(self.home.device(d).room for d in devices))
         if remember:
-            session.remember(draft.text, outcome, tuple(dict.fromkeys(devices)), rooms, tuple(sent))
+            devices = tuple(dict.fromkeys([*draft.devices, *(c.device for c in sent)]))
+            rooms = tuple(dict.fromkeys(self.home.device(d).room for d in devices))
+            session.remember(draft.text, outcome, devices, rooms, tuple(sent))
         reply = "，".join(r for r in replies if r)
         if outcome == "executed" and not reply.startswith("好的"):
             reply = "好的，" + reply
@@ -1404,6 +1420,9 @@ def _warm(lexicon: Lexicon, names: NameIndex) -> None:
     def build() -> None:
         lexicon.pinyin_index()
         names.warm()
+        # Like the engine's own build: what lives as long as the engine is kept out of later
+        # full collections, which would otherwise rescan every key (~40 ms on a big home).
+        gc.freeze()
 
     threading.Thread(target=build, name="jiayu-pinyin", daemon=True).start()
 

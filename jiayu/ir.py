@@ -243,13 +243,28 @@ def to_json(parsed: Compiled) -> dict[str, Any]:
 
 def _plain(value: Any) -> Any:
     if isinstance(value, tuple | list):
-        return [_plain(v) for v in value]
-    names = _FIELDS.get(type(value))
+        return [v if type(v) in _LEAVES else _plain(v) for v in value]
+    kind = type(value)
+    try:
+        names = _FIELDS[kind]
+    except KeyError:
+        names = _FIELDS[kind] = _field_names(kind)
     if names is None:
-        if not is_dataclass(value):
-            return value
-        names = _FIELDS[type(value)] = tuple(f.name for f in fields(value) if f.name != "tokens")
-    return {name: _plain(getattr(value, name)) for name in names}
+        return value
+    plain: dict[str, Any] = {}
+    for name in names:
+        v = getattr(value, name)
+        plain[name] = v if type(v) in _LEAVES else _plain(v)
+    return plain
 
 
-_FIELDS: dict[type, tuple[str, ...]] = {}
+def _field_names(kind: type) -> tuple[str, ...] | None:
+    if not is_dataclass(kind):
+        return None
+    return tuple(f.name for f in fields(kind) if f.name != "tokens")
+
+
+# Most of what the walk meets are leaves (None, a word, a number): they are kept as they are
+# without a call, and the fields of each IR type are looked up once (None for a leaf type).
+_LEAVES = frozenset({str, int, float, bool, type(None)})
+_FIELDS: dict[type, tuple[str, ...] | None] = {}

@@ -44,17 +44,22 @@ class NameIndex:
         full: dict[str, list[str]] = defaultdict(list)
         alias: dict[str, list[str]] = defaultdict(list)
         bare: dict[str, list[str]] = defaultdict(list)
+        bare_of: dict[str, str] = {}
         for device in home.devices:
             full[plain_name(device.name)].append(device.id)
             for a in device.aliases:
                 alias[plain_name(a)].append(device.id)
             b = home.bare_name(device)
             if b:
-                bare[plain_name(b)].append(device.id)
-        self._rooms = {d.id: d.room for d in home.devices}
+                key = bare_of[device.id] = plain_name(b)
+                bare[key].append(device.id)
         self._full = {k: tuple(v) for k, v in full.items()}
         self._alias = {k: tuple(v) for k, v in alias.items()}
         self._bare = {k: tuple(v) for k, v in bare.items()}
+        # A room's devices by bare name come from the room (洗手间的灯 is its few devices),
+        # not from every device with that bare name: a 10,000-device home has 1,400 灯.
+        self._bare_of = bare_of
+        self._in_room = home.devices_in_room
         surfaces: dict[str, set[str]] = defaultdict(set)
         for table in (self._full, self._alias, self._bare):
             for name, ids in table.items():
@@ -69,8 +74,8 @@ class NameIndex:
         self._fuzzy_data()
 
     def _fuzzy_data(self) -> _FuzzyData:
-        # Built on first need: the pinyin keys are most of the index's cost (and import
-        # pypinyin), and most turns never get here. Once, under a lock, as sessions on
+        # Built on first need: the pinyin keys are most of the index's cost (and read the
+        # pinyin table), and most turns never get here. Once, under a lock, as sessions on
         # several threads share the index.
         fuzzy = self._fuzzy
         if fuzzy is None:
@@ -91,7 +96,8 @@ class NameIndex:
 
     def bare_in_room(self, bare: str, room: str) -> tuple[str, ...]:
         """Devices in `room` whose bare name is `bare` (客厅 + 灯 → the device 客厅灯)."""
-        return tuple(d for d in self._bare.get(plain_name(bare), ()) if self._rooms[d] == room)
+        key = plain_name(bare)
+        return tuple(d.id for d in self._in_room(room) if self._bare_of.get(d.id) == key)
 
     def lookup(self, mention: str) -> NameMatch | None:
         """Full name, alias or bare name, merged; None if none matches exactly."""

@@ -80,6 +80,7 @@ class Resolver:
         self.home = home
         self.names = names
         self._all = tuple(d.id for d in home.devices)
+        self._everything = frozenset(self._all)
         self._order = {d.id: i for i, d in enumerate(home.devices)}
         # Devices serving as each type (its own type or acts_as), in home order: a type
         # word then costs its own devices, not a scan of the whole home.
@@ -88,6 +89,28 @@ class Resolver:
             for kind in {d.type, *d.acts_as}:
                 by_type.setdefault(kind, []).append(d.id)
         self._by_type = {k: tuple(v) for k, v in by_type.items()}
+        # Each device's capabilities, one shared object per distinct set: `_able` asks what a
+        # clause can do once per set, and a shared key is found by identity, not compared.
+        shared: dict[frozenset[str], frozenset[str]] = {}
+        self._capabilities = {
+            d.id: shared.setdefault(d.capabilities, d.capabilities) for d in home.devices
+        }
+
+    def _able(self, candidates: Sequence[str], clause: Clause) -> tuple[str, ...]:
+        """The candidates that can do the clause, in their order. What a device can do is
+        decided by its capabilities alone (executor/actions.py), so `can_do` is asked once
+        per distinct set of them: 所有的灯 is thousands of devices but a handful of sets."""
+        verdicts: dict[frozenset[str], bool] = {}
+        capabilities = self._capabilities
+        able: list[str] = []
+        for device_id in candidates:
+            kind = capabilities[device_id]
+            verdict = verdicts.get(kind)
+            if verdict is None:
+                verdict = verdicts[kind] = can_do(self.home.device(device_id), clause)
+            if verdict:
+                able.append(device_id)
+        return tuple(able)
 
     def _of_type(self, kind: str | None) -> tuple[str, ...]:
         """Devices serving as `kind` (every device for None), in home order."""
@@ -192,7 +215,7 @@ class Resolver:
             # it found nothing this clause does not guess from older turns.
             if not previous:
                 return Ask((), f"要{verb}哪个设备？")
-            able = tuple(d for d in previous if can_do(self.home.device(d), clause))
+            able = self._able(previous, clause)
             if able:
                 return Found(able)
             return Refuse(self._cannot(previous, clause))
@@ -215,9 +238,8 @@ class Resolver:
             pool = session.recent_devices
         able = [
             d
-            for d in dict.fromkeys(pool)
-            if can_do(self.home.device(d), clause)
-            and (target.device_type is None or self.home.device(d).serves_as(target.device_type))
+            for d in self._able(tuple(dict.fromkeys(pool)), clause)
+            if target.device_type is None or self.home.device(d).serves_as(target.device_type)
         ]
         if not able:
             verb = ACTION_WORDS.get(clause.action, "操作")
@@ -290,7 +312,7 @@ class Resolver:
         target: Target,
         match: MatchKind,
     ) -> Resolution:
-        able = tuple(d for d in candidates if can_do(self.home.device(d), clause))
+        able = self._able(candidates, clause)
         if not able:
             return Refuse(self._cannot(candidates, clause))
         if len(able) == 1:
@@ -313,7 +335,7 @@ class Resolver:
         return Ask(able, self._question(able, clause))
 
     def _set(self, clause: Clause, candidates: tuple[str, ...], target: Target) -> Resolution:
-        able = tuple(d for d in candidates if can_do(self.home.device(d), clause))
+        able = self._able(candidates, clause)
         if not able:
             return Refuse(self._cannot(candidates, clause))
         if target.quantifier == "any":
@@ -380,7 +402,9 @@ class Resolver:
                 if place.kind == "this_room":
                     ids.update(d.id for d in self.home.devices_in_room(here))
                 else:
-                    ids.update(d.id for d in self.home.devices if d.room != here)
+                    # Every device but here's: a set difference, not a walk over the home.
+                    here_ids = (d.id for d in self.home.devices_in_room(here))
+                    ids.update(self._everything.difference(here_ids))
         if groups is None:
             return ids
         areas_said = any(p.kind != "group" for p in places)

@@ -94,14 +94,19 @@ class Session:
         commands: tuple[Command, ...],
     ) -> None:
         """Update after a turn: most recent first, duplicates moved to the front."""
-        for device in reversed(devices):
-            _touch(self.recent_devices, device)
-        for room in reversed(rooms):
-            _touch(self.recent_rooms, room)
+        _touch_all(self.recent_devices, devices)
+        _touch_all(self.recent_rooms, rooms)
         self.last_devices = devices  # 它们 means the most recent turn's devices, if any
         if commands:
             self.last_commands = commands
         self.turns.append(Turn(text, outcome, devices))
+
+
+def _touch_all(items: deque[str], new: tuple[str, ...]) -> None:
+    """Move `new` to the front of `items`, keeping their order. Only the first `maxlen`
+    different ones can stay, so only they are touched: 打开所有的灯 names thousands."""
+    for item in reversed(list(dict.fromkeys(new))[: items.maxlen]):
+        _touch(items, item)
 
 
 def _touch(items: deque[str], item: str) -> None:
