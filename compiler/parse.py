@@ -56,6 +56,17 @@ def compile_text(text: str, lexicon: Lexicon) -> Compiled:
     outside = _outside(norm, words, tokens, lexicon.name_chars)
     if outside is not None:
         return outside
+    if words[-1].kind == "SEP" and words[-1].text.isalnum():
+        # 打开客厅灯然后 / …同时: a connective word last means the rest was cut off (or was
+        # not a connective at all: 佟侍 heard as 同时). Acting on the first half is acting on
+        # half a sentence; trailing punctuation is only punctuation.
+        return NoParse(
+            norm,
+            words[-1].start,
+            "incomplete",
+            f"the sentence stops after “{words[-1].said}”: what was to follow is missing",
+            tuple(tokens),
+        )
     tree = parse_kinds(tuple(t.kind for t in words))
     if isinstance(tree, Stuck):
         return _no_parse(norm, words, tokens, tree)

@@ -30,6 +30,21 @@ def test_a_fragment_left_over_sends_nothing_and_names_the_words(engine: Engine) 
     assert engine.hub.sent == []  # type: ignore[attr-defined]
 
 
+@pytest.mark.parametrize(
+    "text",
+    ["打开客厅灯然后", "关掉书房灯，接着", "把空调打开同时", "打开客厅灯佟侍", "打开客厅灯之后"],
+)
+def test_a_sentence_cut_off_after_a_connective_sends_nothing(engine: Engine, text: str) -> None:
+    # 佟侍 is heard as 同时: whether cut off or misheard, the rest of the sentence is missing.
+    result = engine.turn(text)
+    assert (result.outcome, _sent(result)) == ("unknown", [])
+
+
+@pytest.mark.parametrize("text", ["打开客厅灯。", "打开客厅灯！", "打开客厅灯，"])
+def test_punctuation_at_the_end_is_only_punctuation(engine: Engine, text: str) -> None:
+    assert _sent(engine.turn(text)) == [("light_living", "turn_on")]
+
+
 def test_a_lone_answer_with_nothing_asked_sends_nothing(engine: Engine) -> None:
     result = engine.turn("书房的")
     assert result.outcome == "unknown"
