@@ -722,8 +722,9 @@ class Builder:
         quantifier: Quantifier = "one"
         count: int | None = None
         reference = None
+        tokens = self._tokens
         for item in part:
-            tok = self._tok(item)
+            tok = tokens[item.index]
             kind = tok.kind
             if kind in PLACE_KINDS:
                 place_id = tok.value if kind in ("ROOM", "FLOOR", "GROUP") else None
@@ -761,6 +762,8 @@ _SPAN_NAMES = frozenset({"ROOM", "FLOOR", "GROUP", "NAME", "TYPE", "SCENE"})
 def _mention(names: list[Token]) -> Mention | None:
     if not names:
         return None
+    if len(names) == 1:  # most targets name one thing
+        return Mention(names[0].text, names[0].said, names[0].match)
     worst = max((n.match for n in names), key=_MATCH_RANK.__getitem__)
     return Mention("".join(n.text for n in names), "".join(n.said for n in names), worst)
 

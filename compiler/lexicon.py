@@ -11,12 +11,12 @@ and a pinyin reading may never cut through a word said exactly (关掉卫生间 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from jiayu.compiler.numbers import NUMBER_START, TIME_START, TIME_WORDS, scan_number, scan_time
-from jiayu.compiler.pinyin import name_keys, said_key
+from jiayu.compiler.pinyin import char_key, name_keys
 from jiayu.grammar.vocab import (
     CLASSIFIERS,
     COMPOUNDS,
@@ -35,17 +35,25 @@ COMPOUND = "COMPOUND"
 _SOFT_KINDS = frozenset({"NOT_HOME", "NAME"})  # fixed words a home's own names take over
 UNKNOWN = "NAME"  # unknown spans become names the resolver may still find fuzzily
 
+# How many syllables of a pinyin key's beginnings are kept to end a slip search early. Most
+# spans that begin no key are known by their first syllable or two; the few that go on are
+# tried to the end, and keeping every longer beginning would cost megabytes in a home of
+# 10,000 devices (305房间 reads san ling wu fang jian).
+_KNOWN_STARTS = 3
 # Device words: the only place a one-syllable slip (等 for 灯) is believed.
 _ONE_SYLLABLE_KINDS = frozenset({"TYPE"})
 # Words that answer a question or turn a command around are believed only when said exactly:
 # a speech-recognition slip that reads as 确认 must never confirm an unlock, and random sounds
 # read as 唔使 (不用) must not become an interjection the rest of the sentence is run beside.
-_EXACT_ONLY_KINDS = frozenset({"CONFIRM", "CANCEL", "NEG", "ORDINAL"})
+# Connectives (然后, 同时) too: a recogniser gets such frequent words right, so sounds that
+# only read like one (佟侍) are noise, not a clause boundary to act on either side of.
+_EXACT_ONLY_KINDS = frozenset({"CONFIRM", "CANCEL", "NEG", "ORDINAL", "SEP"})
 
 
-@dataclass(frozen=True)
-class Entry:
-    """One surface form in the lexicon."""
+class Entry(NamedTuple):
+    """One surface form in the lexicon. A named tuple, not a frozen dataclass: a home of
+    10,000 devices makes tens of thousands, and a frozen dataclass takes twice as long to
+    make."""
 
     kind: str
     """The grammar terminal it lexes as."""
@@ -77,21 +85,33 @@ _FIXED = _fixed_entries(soft=False)
 _SOFT = _fixed_entries(soft=True)
 
 
-def _home_entries(home: Home) -> Iterable[tuple[str, Entry]]:
+def _home_entries(home: Home) -> tuple[dict[str, Entry], frozenset[str]]:
+    """Every entry, by its surface; and every character of the names of the home's devices,
+    groups and scenes. One pass, each name made plain once."""
     # Later entries win a shared surface. Device names come first, then places and scenes,
     # then the fixed vocabulary: a home cannot turn 确认 or 所有 into one of its names, and a
     # bare name 灯 stays the type word 灯 (the resolver still tries it as a name). Words of
     # other domains (天气, 你好) come first of all: a scene may well be called 晚安.
-    yield from _SOFT.items()
-    yield from _room_variants(home)
+    entries = dict(_SOFT)
+    entries.update(_room_variants(home))
+    names: list[str] = []  # their characters are taken all at once, at the end
+    # Most rooms have the same few bare names (台灯, 空调): each is made plain only once.
+    bare_entries: dict[str, Entry] = {}
     for device in home.devices:
-        for word, match in ((device.name, "exact"), *((a, "alias") for a in device.aliases)):
-            key = plain_name(word)
-            yield key, Entry("NAME", key, key, match)  # type: ignore[arg-type]
+        key = plain_name(device.name)
+        entries[key] = Entry("NAME", key, key, "exact")
+        names.append(key)
+        for alias in device.aliases:
+            key = plain_name(alias)
+            entries[key] = Entry("NAME", key, key, "alias")
+            names.append(key)
         bare = home.bare_name(device)
         if bare:
-            key = plain_name(bare)
-            yield key, Entry("NAME", key, key, "exact")
+            entry = bare_entries.get(bare)
+            if entry is None:
+                key = plain_name(bare)
+                entry = bare_entries[bare] = Entry("NAME", key, key, "exact")
+            entries[entry.canonical] = entry
     for kind, items in (
         ("ROOM", home.rooms),
         ("FLOOR", home.floors),
@@ -101,8 +121,11 @@ def _home_entries(home: Home) -> Iterable[tuple[str, Entry]]:
         for item in items:
             for word, match in ((item.name, "exact"), *((a, "alias") for a in item.aliases)):
                 key = plain_name(word)
-                yield key, Entry(kind, item.id, key, match)  # type: ignore[arg-type]
-    yield from _FIXED.items()
+                entries[key] = Entry(kind, item.id, key, match)  # type: ignore[arg-type]
+                if kind in ("GROUP", "SCENE"):
+                    names.append(key)
+    entries.update(_FIXED)
+    return entries, frozenset("".join(names))
 
 
 def _room_variants(home: Home) -> Iterable[tuple[str, Entry]]:
@@ -124,23 +147,32 @@ class Lexicon:
     """Fixed vocabulary plus one home's names; immutable once built, shared by threads."""
 
     def __init__(self, home: Home) -> None:
-        self.entries: dict[str, Entry] = dict(_home_entries(home))
-        said: list[str] = []
-        for device in home.devices:
-            said += (device.name, *device.aliases)
-        for group in home.groups:
-            said += (group.name, *group.aliases)
-        for scene in home.scenes:
-            said += (scene.name, *scene.aliases)
-        self.name_chars = frozenset(ch for word in said for ch in plain_name(word))
+        entries, name_chars = _home_entries(home)
+        self.entries: dict[str, Entry] = entries
+        self.name_chars: frozenset[str] = name_chars
         """Every character of the home's names: an unknown word sharing none of them is no
         slip of a name (compiler/parse.py)."""
-        self._prefixes = frozenset(w[:i] for w in self.entries for i in range(1, len(w) + 1))
+        prefixes: set[str] = set()
+        for word in self.entries:
+            # Longest first, stopping at one already there: then so are all shorter ones.
+            # Names in a big home share long prefixes (305房间台灯, 305房间空调).
+            for end in range(len(word), 0, -1):
+                prefix = word[:end]
+                if prefix in prefixes:
+                    break
+                prefixes.add(prefix)
+        self._prefixes = frozenset(prefixes)
         self._max_len = max(map(len, self.entries))
-        self._pinyin: dict[str, tuple[Entry, ...]] | None = None
+        self._pinyin: tuple[dict[str, tuple[Entry, ...]], frozenset[str]] | None = None
 
     def pinyin_index(self) -> dict[str, tuple[Entry, ...]]:
         """Toneless keys of every non-filler entry; built on the first slip, then kept."""
+        return self._sounds()[0]
+
+    def _sounds(self) -> tuple[dict[str, tuple[Entry, ...]], frozenset[str]]:
+        """The pinyin index, and every key in it cut short after one of its first
+        _KNOWN_STARTS syllables: a span of at most that many syllables whose key is neither
+        one of these nor a key of the index starts no key at all."""
         if self._pinyin is None:
             index: dict[str, list[Entry]] = {}
             for word, entry in self.entries.items():
@@ -148,68 +180,82 @@ class Lexicon:
                     continue
                 for key in name_keys(word):
                     index.setdefault(key, []).append(entry)
-            self._pinyin = {k: tuple(v) for k, v in index.items()}
+            starts: set[str] = set()
+            for key in index:
+                # Longest first, stopping at one already kept: then so are all shorter ones.
+                start = " ".join(key.split(" ", _KNOWN_STARTS)[:-1])
+                while start and start not in starts:
+                    starts.add(start)
+                    start = start.rpartition(" ")[0]
+            # One assignment: a thread lexing while the warm-up builds sees both or neither.
+            self._pinyin = ({k: tuple(v) for k, v in index.items()}, frozenset(starts))
         return self._pinyin
 
     def lex(self, text: str) -> list[Token]:
         """Segment a normalised utterance into tokens (fillers included, for explanation)."""
-        path = self._segment(text, use_pinyin=False)
+        numbers = _numbers(text)  # scanned once, for both passes
+        path = self._segment(text, numbers, use_pinyin=False)
         if any(kind is None for _, _, kind, _ in path):
-            path = self._segment(text, use_pinyin=True)
+            path = self._segment(text, numbers, use_pinyin=True)
         return _tokens(text, path)
 
-    def _segment(self, text: str, *, use_pinyin: bool) -> list[tuple[int, int, Any, MatchKind]]:
+    def _segment(
+        self, text: str, numbers: dict[int, list[tuple[int, Any]]], *, use_pinyin: bool
+    ) -> list[tuple[int, int, Any, MatchKind]]:
         n = len(text)
-        # cost = (unknown chars, pinyin-matched tokens, tokens); back = (start, entry, match)
-        best: list[tuple[int, int, int] | None] = [None] * (n + 1)
+        # The cost of a segmentation is (unknown chars, pinyin-matched tokens, tokens), packed
+        # into one int of three `width`-bit fields so that ints compare as the tuples would,
+        # cheaper than building and comparing a tuple at every step. No field can exceed
+        # n < 2**width, so none carries into the next.
+        width = n.bit_length()
+        slip, unknown = 1 << width, 1 << 2 * width
+        best = [unknown * (n + 1)] * (n + 1)  # worse than any segmentation
+        best[0] = 0
+        # back = (start, entry, match): how the best segmentation up to an offset ends.
         back: list[tuple[int, Any, MatchKind]] = [(0, None, "unknown")] * (n + 1)
-        best[0] = (0, 0, 0)
         entries, prefixes, max_len = self.entries, self._prefixes, self._max_len
-        pinyin_index = self.pinyin_index() if use_pinyin else None
+        sounds, sound_starts = self._sounds() if use_pinyin else ({}, frozenset())
         inside = self._exact_interiors(text) if use_pinyin else frozenset()
-        # A time needs one of these words; most utterances have none, so never scan for one.
-        timely = TIME_START if any(word in text for word in TIME_WORDS) else frozenset()
+        # Each character's reading, once: said_key reads every character on its own, so the
+        # key of text[i:end] is " ".join(heard[i:end]).
+        heard = [char_key(ch) for ch in text] if use_pinyin else []
+        # Every offset is reached (at worst by an unknown character from the one before), so
+        # best[i] is always a real cost here; a strictly cheaper cost replaces a kept one, so
+        # among equals the first found wins.
         for i in range(n):
-            cost = best[i]
-            if cost is None:
-                continue
-            unknown, slips, count = cost
-            step = (unknown, slips, count + 1)
+            step = best[i] + 1
             for end in range(i + 1, min(i + max_len, n) + 1):
                 word = text[i:end]
                 if word not in prefixes:
                     break
                 entry = entries.get(word)
-                if entry is not None:
-                    _relax(best, back, end, step, (i, entry, entry.match))
-            if text[i] in NUMBER_START:
-                number = scan_number(text, i)
-                if number is not None:
-                    end, value = number
-                    if text.startswith("成", end) and 0 < value <= 10:
-                        end, value = end + 1, _Tenths(value * 10)  # 三成 is 30%
-                    _relax(best, back, end, step, (i, value, "exact"))
-            if text[i] in timely:
-                timing = scan_time(text, i)
-                if timing is not None:
-                    _relax(best, back, timing[0], step, (i, timing[1], "exact"))
-            if pinyin_index is not None and i not in inside:
+                if entry is not None and step < best[end]:
+                    best[end] = step
+                    back[end] = (i, entry, entry.match)
+            for end, value in numbers.get(i, ()):
+                if step < best[end]:
+                    best[end] = step
+                    back[end] = (i, value, "exact")
+            if use_pinyin and i not in inside:
+                # Slips count per token: one corrected word (台等 → 台灯) beats a classifier
+                # plus a corrected syllable.
+                slipped = step + slip
                 for end in range(i + 1, min(i + 8, n) + 1):
+                    key = " ".join(heard[i:end])
+                    matches = sounds.get(key, ())
+                    if not matches and end - i <= _KNOWN_STARTS and key not in sound_starts:
+                        break  # a longer span's key is this one and more syllables
                     if end in inside:
-                        continue
-                    matches = pinyin_index.get(said_key(text[i:end]))
-                    if not matches:
                         continue
                     for entry in matches:
                         if end - i == 1 and entry.kind not in _ONE_SYLLABLE_KINDS:
                             continue
-                        if entry.canonical == text[i:end]:
-                            continue
-                        # Slips count per token: one corrected word (台等 → 台灯) beats
-                        # a classifier plus a corrected syllable.
-                        cost = (unknown, slips + 1, count + 1)
-                        _relax(best, back, end, cost, (i, entry, "pinyin"))
-            _relax(best, back, i + 1, (unknown + 1, slips, count + 1), (i, None, "unknown"))
+                        if entry.canonical != text[i:end] and slipped < best[end]:
+                            best[end] = slipped
+                            back[end] = (i, entry, "pinyin")
+            if step + unknown < best[i + 1]:
+                best[i + 1] = step + unknown
+                back[i + 1] = (i, None, "unknown")
         path: list[tuple[int, int, Any, MatchKind]] = []
         end = n
         while end > 0:
@@ -239,35 +285,46 @@ class _Tenths(float):
     """A number said in tenths (三成): 30, in percent."""
 
 
-def _relax(
-    best: list[tuple[int, int, int] | None],
-    back: list[tuple[int, Any, MatchKind]],
-    end: int,
-    cost: tuple[int, int, int],
-    how: tuple[int, Any, MatchKind],
-) -> None:
-    current = best[end]
-    if current is None or cost < current:
-        best[end] = cost
-        back[end] = how
+_TIME_WORD = re.compile("|".join(map(re.escape, TIME_WORDS)))
+
+
+def _numbers(text: str) -> dict[int, list[tuple[int, Any]]]:
+    """The numbers and times said in `text`, by where they start: (end, value or Timing),
+    a number before a time, as the segmenter tries them (of equal costs, the first wins)."""
+    found: dict[int, list[tuple[int, Any]]] = {}
+    # A time needs one of these words; most utterances have none, so never scan for one.
+    timely = TIME_START if _TIME_WORD.search(text) else frozenset()
+    for i, ch in enumerate(text):
+        if ch in NUMBER_START:
+            number = scan_number(text, i)
+            if number is not None:
+                end, value = number
+                if text.startswith("成", end) and 0 < value <= 10:
+                    end, value = end + 1, _Tenths(value * 10)  # 三成 is 30%
+                found.setdefault(i, []).append((end, value))
+        if ch in timely:
+            timing = scan_time(text, i)
+            if timing is not None:
+                found.setdefault(i, []).append(timing)
+    return found
 
 
 def _tokens(text: str, path: list[tuple[int, int, Any, MatchKind]]) -> list[Token]:
     tokens: list[Token] = []
+    # A run of unknown characters is one token, made once the run ends: English or another
+    # domain's words leave dozens of them, and making a Token for each character only to
+    # merge it into the next was much of what compiling them cost.
+    unknown_from = -1
     for start, end, what, match in path:
-        said = text[start:end]
         if what is None:
-            last = tokens[-1] if tokens else None
-            if (
-                last is not None
-                and last.match == "unknown"
-                and last.start + len(last.said) == start
-            ):
-                merged = last.said + said
-                tokens[-1] = Token(UNKNOWN, merged, merged, last.start, "unknown", merged)
-            else:
-                tokens.append(Token(UNKNOWN, said, said, start, "unknown", said))
-        elif isinstance(what, Entry) and what.kind == COMPOUND:
+            if unknown_from < 0:
+                unknown_from = start
+            continue
+        if unknown_from >= 0:
+            tokens.append(_unknown(text, unknown_from, start))
+            unknown_from = -1
+        said = text[start:end]
+        if isinstance(what, Entry) and what.kind == COMPOUND:
             at = start
             for kind, canonical, value, length in what.value:
                 tokens.append(Token(kind, canonical, text[at : at + length], at, match, value))
@@ -281,7 +338,14 @@ def _tokens(text: str, path: list[tuple[int, int, Any, MatchKind]]) -> list[Toke
             tokens.append(Token("PCT", "成", "成", end - 1, "exact", "%"))
         else:
             tokens.append(Token("NUM", said, said, start, "exact", what))
+    if unknown_from >= 0:
+        tokens.append(_unknown(text, unknown_from, len(text)))
     return _roles(_adverbs(_counts(tokens)))
+
+
+def _unknown(text: str, start: int, end: int) -> Token:
+    said = text[start:end]
+    return Token(UNKNOWN, said, said, start, "unknown", said)
 
 
 # Tokens that make a clause's verb; 再 before the verb is an adverb, after it a new clause.
@@ -332,10 +396,10 @@ def _adverbs(tokens: list[Token]) -> list[Token]:
     - 、/和 right after a finished clause (客厅灯关掉、卧室灯打开) separates clauses;
     - a verb said twice in a row (打开打开客厅灯) is said once."""
     out: list[Token] = []
+    last: Token | None = None  # the last word kept (not a filler)
     has_verb = False
     has_words = False
     for token in tokens:
-        last = next((t for t in reversed(out) if t.kind != FILLER), None)
         if token.kind == "SEP" and token.text == "再" and has_words and not has_verb:
             out.append(Token(FILLER, token.text, token.said, token.start, token.match, None))
             continue
@@ -356,6 +420,8 @@ def _adverbs(tokens: list[Token]) -> list[Token]:
         elif token.kind != FILLER:
             has_words = True
         out.append(token)
+        if token.kind != FILLER:
+            last = token
     return out
 
 
@@ -385,6 +451,9 @@ def _counts(tokens: list[Token]) -> list[Token]:
 
 
 _PLACES = frozenset({"ROOM", "FLOOR", "GROUP", "HOME", "THIS_ROOM"})
+_KEEPABLE = _PLACES | {"NAME", "TYPE"}  # what 别动/留着 may keep
+# The kinds _roles may change; any other word keeps its kind whatever its neighbours.
+_NEIGHBOURLY = frozenset({"NEG", "ON", "TO", "EXCEPT_POST"})
 
 
 def _roles(tokens: list[Token]) -> list[Token]:
@@ -398,6 +467,8 @@ def _roles(tokens: list[Token]) -> list[Token]:
     out = list(tokens)
     for n, i in enumerate(words):
         token = tokens[i]
+        if token.kind not in _NEIGHBOURLY:
+            continue
         after = tokens[words[n + 1]] if n + 1 < len(words) else None
         before = tokens[words[n - 1]] if n > 0 else None
         if token.kind == "NEG" and (after is None or after.kind in ("SEP", "CANCEL")):
@@ -422,7 +493,7 @@ def _roles(tokens: list[Token]) -> list[Token]:
             token.kind == "EXCEPT_POST"
             and (before is None or before.kind == "SEP")
             and after is not None
-            and after.kind in _PLACES | {"NAME", "TYPE"}
+            and after.kind in _KEEPABLE
         ):
             out[i] = _as(token, "EXCEPT", "except")
     return out

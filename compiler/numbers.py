@@ -10,7 +10,9 @@ _NUMERAL_CHARS = frozenset(DIGITS) | frozenset(UNITS)
 _ASCII_DIGITS = frozenset("0123456789")
 _NEGATIVE = ("零下", "负", "-")
 _ZERO = frozenset("零〇")
-NUMBER_START = _NUMERAL_CHARS | _ASCII_DIGITS | frozenset("负-")
+_NUMERALS = _NUMERAL_CHARS | _ASCII_DIGITS
+"""What an hour or a minute starts with."""
+NUMBER_START = _NUMERALS | frozenset("负-")
 """Characters a number can start with: a cheap test before scanning."""
 
 
@@ -101,22 +103,25 @@ def chinese_integer(numeral: str) -> int | None:
 
 # --- times ------------------------------------------------------------------
 
-_DELAY_UNITS = (("小时", 3600), ("钟头", 3600), ("分钟", 60), ("分", 60), ("秒钟", 1), ("秒", 1))
 _AFTER = ("以后", "之后", "后")
-_DAYS = (("今天", 0), ("今晚", 0), ("明天", 1), ("明早", 1), ("明晚", 1), ("后天", 2))
-_PARTS = (
-    ("早上", 0),
-    ("早晨", 0),
-    ("上午", 0),
-    ("清晨", 0),
-    ("凌晨", 0),
-    ("中午", 12),
-    ("下午", 12),
-    ("傍晚", 12),
-    ("晚上", 13),
-    ("夜里", 13),
-    ("晚", 13),
-)
+# Words of one or two characters in a time: looked up by the characters at hand (two, then
+# one, so 晚上 wins over 晚 and 分钟 over 分) rather than tried one by one, as a time is
+# scanned for at every character that could start one.
+_DELAY_UNITS = {"小时": 3600, "钟头": 3600, "分钟": 60, "分": 60, "秒钟": 1, "秒": 1}
+_DAYS = {"今天": 0, "今晚": 0, "明天": 1, "明早": 1, "明晚": 1, "后天": 2}
+_PARTS = {
+    "早上": 0,
+    "早晨": 0,
+    "上午": 0,
+    "清晨": 0,
+    "凌晨": 0,
+    "中午": 12,
+    "下午": 12,
+    "傍晚": 12,
+    "晚上": 13,
+    "夜里": 13,
+    "晚": 13,
+}
 _EVENING = 13  # a shift of 12 hours that also makes 十二点 midnight
 _CLAUSE_BREAK = frozenset(",，。;；!！?？")
 TIME_START = NUMBER_START | frozenset("半过再今明后早上清凌中下傍晚夜")
@@ -131,10 +136,12 @@ def scan_time(text: str, start: int) -> tuple[int, Timing] | None:
     return _scan_delay(text, start) or _scan_clock(text, start)
 
 
-def _prefix(text: str, at: int, words: tuple[tuple[str, int], ...]) -> tuple[int, int | None]:
-    for word, value in words:
-        if text.startswith(word, at):
-            return at + len(word), value
+def _prefix(text: str, at: int, words: dict[str, int]) -> tuple[int, int | None]:
+    for end in (at + 2, at + 1):
+        if end <= len(text):
+            value = words.get(text[at:end])
+            if value is not None:
+                return end, value
     return at, None
 
 
@@ -151,7 +158,7 @@ def _scan_delay(text: str, start: int) -> tuple[int, Timing] | None:
         amount, at_amount = _amount(text, at)
         if amount is None:
             break
-        end, unit = _unit(text, at_amount)
+        end, unit = _prefix(text, at_amount, _DELAY_UNITS)
         if unit is None:
             break
         if text.startswith("半", end):  # 一个小时半
@@ -184,13 +191,6 @@ def _amount(text: str, at: int) -> tuple[float | None, int]:
     return amount, at
 
 
-def _unit(text: str, at: int) -> tuple[int, int | None]:
-    for word, seconds in _DELAY_UNITS:
-        if text.startswith(word, at):
-            return at + len(word), seconds
-    return at, None
-
-
 def _scan_clock(text: str, start: int) -> tuple[int, Timing] | None:
     at, day = _prefix(text, start, _DAYS)
     if day is not None and text[start:at] in ("今晚", "明晚"):
@@ -199,7 +199,9 @@ def _scan_clock(text: str, start: int) -> tuple[int, Timing] | None:
         at, shift = _prefix(text, at, _PARTS)
     if at < len(text) and text[at] in _ASCII_DIGITS and ":" in text[at : at + 3]:
         return _colon_clock(text, start, at, day, shift)
-    if at >= len(text) or text[at] not in _NUMERAL_CHARS | _ASCII_DIGITS:
+    if day is None and shift is None and not (start == 0 or text[start - 1] in _CLAUSE_BREAK):
+        return None  # 调亮两点 is an amount, not two o'clock: known before reading the number
+    if at >= len(text) or text[at] not in _NUMERALS:
         return None
     found = _scan(text, at, decimals=False)
     if found is None or not text.startswith("点", found[0]):
@@ -210,9 +212,6 @@ def _scan_clock(text: str, start: int) -> tuple[int, Timing] | None:
     minute, at = _minutes(text, at)
     if minute is None:
         return None
-    said_alone = day is None and shift is None
-    if said_alone and not (start == 0 or text[start - 1] in _CLAUSE_BREAK):
-        return None  # 调亮两点 is an amount, not two o'clock
     return at, _clock(int(hour_said), minute, day, shift)
 
 
@@ -235,7 +234,7 @@ def _minutes(text: str, at: int) -> tuple[int | None, int]:
     for word, minute in (("半", 30), ("一刻", 15), ("三刻", 45), ("整", 0), ("钟", 0)):
         if text.startswith(word, at):
             return minute, at + len(word)
-    if at < len(text) and text[at] in _NUMERAL_CHARS | _ASCII_DIGITS:
+    if at < len(text) and text[at] in _NUMERALS:
         found = _scan(text, at)
         if found is not None and found[1].is_integer() and 0 <= found[1] < 60:
             end = found[0] + 1 if text.startswith("分", found[0]) else found[0]
