@@ -73,7 +73,7 @@ def done_phrase(home: Home, clause: Clause | None, sent: Sequence[Command]) -> s
     parts: list[str] = []
     groups: dict[tuple[str, str], list[str]] = {}
     for command in sent:
-        key = (command.command, repr(sorted(command.params.items())) if command.params else "")
+        key = (command.command, command.params_text)
         groups.setdefault(key, []).append(command.device)
     for (name, _), devices in groups.items():
         params = next(c.params for c in sent if c.command == name and c.device == devices[0])

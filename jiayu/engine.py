@@ -37,7 +37,7 @@ from jiayu.executor.catalog import apply_command, is_high_risk, params_error
 from jiayu.executor.clock import Clock, SystemClock
 from jiayu.executor.events import Event, EventBus, EventKind
 from jiayu.executor.hubs import FAULT_WORDS, AsyncHub, Hub, HubError, SimulatedHub
-from jiayu.executor.plan import Refusal, needs_read, plan
+from jiayu.executor.plan import Meanings, Refusal, needs_read, plan
 from jiayu.executor.replies import (
     COMMAND_VERBS,
     answer_phrase,
@@ -805,7 +805,7 @@ class Engine:
         refusals: list[str] = []
         # Shared by the clause's devices: what it means is worked out once per set of
         # capabilities, not for each of thousands of devices.
-        meanings: dict[frozenset[str], tuple[str | None, str | None]] = {}
+        meanings: Meanings = {}
         reads = needs_read(clause)
         for device_id in devices:
             device = self.home.device(device_id)
@@ -849,10 +849,7 @@ class Engine:
         held: list[Command] = []
         planned, overlay = draft.planned, draft.overlay
         for command in commands:
-            params = command.params
-            # Params as the key compares them (most commands of a whole-home turn have none).
-            said = repr(sorted(params.items())) if params else "[]"
-            key = (command.device, command.command, said)
+            key = (command.device, command.command, command.params_text)
             if key in planned:
                 continue  # 客厅灯和客厅灯: one device gets one identical command per turn
             planned.add(key)

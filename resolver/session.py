@@ -26,6 +26,12 @@ class Command:
     command: str
     params: dict[str, object] = field(default_factory=dict, hash=False)
 
+    @property
+    def params_text(self) -> str:
+        """The params as text that compares equal when they are equal ("" for none, as most
+        commands of a whole-home turn have): params are a dict, so not hashable themselves."""
+        return repr(sorted(self.params.items())) if self.params else ""
+
 
 @dataclass(frozen=True)
 class PendingClarify:
