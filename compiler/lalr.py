@@ -158,6 +158,6 @@ def _load() -> dict[str, Any]:
         "(run `python -m jiayu.compiler.tables` to write them)",
         TABLES_FILE,
     )
-    from jiayu.compiler.tables import tables as build
+    from jiayu.compiler.tables import build_tables
 
-    return build(grammar)
+    return build_tables(grammar)

@@ -16,9 +16,9 @@ from) and builds the tables here, in memory, at the first parse: slower, never w
 Besides the parse table, each rule carries how Lark would shape its tree node, so the trees
 are the ones Lark builds (lark/parse_tree_builder.py): `?rule` with one child is replaced by
 that child (unless aliased), children that are `_rule`s are spliced into their parent, and
-filtered-out terminals are dropped. This grammar declares its terminals and uses no `[...]`,
-so there are no anonymous tokens or placeholders; tables() refuses a grammar that has them
-rather than shaping its trees wrongly.
+filtered-out terminals (`_NAME`) are dropped except in a `!rule`. `[...]` placeholders are
+not supported (this grammar uses none): build_tables() refuses them rather than shaping its
+trees wrongly.
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from typing import Any
 from jiayu.compiler.lalr import TABLES_FILE, grammar_text
 
 
-def tables(grammar: str) -> dict[str, Any]:
+def build_tables(grammar: str) -> dict[str, Any]:
     """The LALR tables of `grammar` and its rules' tree shapes, as plain JSON data.
 
     states: one object per state, token or rule name → action: n ≥ 0 shifts to (or, for a
@@ -40,8 +40,6 @@ def tables(grammar: str) -> dict[str, Any]:
     from lark.grammar import Terminal
 
     lark = Lark(grammar, parser="lalr", lexer="basic", maybe_placeholders=True)
-    if lark.options.keep_all_tokens:
-        raise ValueError("keep_all_tokens is not supported by compiler/lalr.py")
     # Lark numbers states and orders rules by iterating sets of strings, which differ from
     # one process to the next (hash randomisation). Rules are put in a sorted order and
     # states numbered breadth-first from the start state, symbols in sorted order, so the
@@ -57,6 +55,7 @@ def tables(grammar: str) -> dict[str, Any]:
         kept = [
             [i, 0 if sym.is_term else int(sym.name.startswith("_"))]
             for i, sym in enumerate(rule.expansion)
+            # (In a `!rule` Lark's grammar compiler has already turned filter_out off.)
             if not (isinstance(sym, Terminal) and sym.filter_out)
         ]
         filtered = len(kept) < len(rule.expansion) or any(splice for _, splice in kept)
@@ -100,7 +99,7 @@ def tables(grammar: str) -> dict[str, Any]:
 
 
 def write(path: str) -> None:
-    data = tables(grammar_text())
+    data = build_tables(grammar_text())
     with open(path, "w", encoding="utf-8") as out:
         json.dump(data, out, ensure_ascii=False, separators=(",", ":"))
         out.write("\n")
