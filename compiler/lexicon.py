@@ -452,8 +452,6 @@ def _counts(tokens: list[Token]) -> list[Token]:
 
 _PLACES = frozenset({"ROOM", "FLOOR", "GROUP", "HOME", "THIS_ROOM"})
 _KEEPABLE = _PLACES | {"NAME", "TYPE"}  # what 别动/留着 may keep
-# The kinds _roles may change; any other word keeps its kind whatever its neighbours.
-_NEIGHBOURLY = frozenset({"NEG", "ON", "TO", "EXCEPT_POST"})
 
 
 def _roles(tokens: list[Token]) -> list[Token]:
@@ -467,8 +465,6 @@ def _roles(tokens: list[Token]) -> list[Token]:
     out = list(tokens)
     for n, i in enumerate(words):
         token = tokens[i]
-        if token.kind not in _NEIGHBOURLY:
-            continue
         after = tokens[words[n + 1]] if n + 1 < len(words) else None
         before = tokens[words[n - 1]] if n > 0 else None
         if token.kind == "NEG" and (after is None or after.kind in ("SEP", "CANCEL")):
