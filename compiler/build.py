@@ -474,15 +474,11 @@ class Builder:
         return _with_attribute(Tail("set", children[-1], verb=verb or attr is not None), attr)
 
     def t_rel(self, *children: Any) -> Tail:
-        rel = next(
-            self._payload(c) for c in children if isinstance(c, Leaf) and c.kind == "REL"
-        )
+        rel = next(self._payload(c) for c in children if isinstance(c, Leaf) and c.kind == "REL")
         return self._relative(rel, self._attr_of(children), self._amount_of(children))
 
     def t_adj(self, *children: Any) -> Tail:
-        adj = next(
-            self._payload(c) for c in children if isinstance(c, Leaf) and c.kind == "ADJ"
-        )
+        adj = next(self._payload(c) for c in children if isinstance(c, Leaf) and c.kind == "ADJ")
         return self._relative(adj, self._attr_of(children), self._amount_of(children))
 
     def t_query(self, *children: Leaf) -> Tail | list[Tail]:

@@ -19,7 +19,7 @@ from typing import Any, cast
 from jiayu.executor.audit import AuditLog
 from jiayu.executor.hubs import AsyncHub, Hub, HubError
 from jiayu.executor.run import Batch, Report, audit_line, settle
-from jiayu.resolver.session import Command
+from jiayu.ir import Command
 
 log = logging.getLogger("jiayu")
 

@@ -15,8 +15,7 @@ from typing import Any, Literal
 
 from jiayu.executor.audit import AuditError, AuditLog
 from jiayu.executor.hubs import Hub, HubError
-from jiayu.ir import Clause
-from jiayu.resolver.session import Command
+from jiayu.ir import Clause, Command
 
 log = logging.getLogger("jiayu")
 

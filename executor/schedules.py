@@ -25,12 +25,11 @@ from datetime import UTC, date, datetime, time, timedelta
 from pathlib import Path
 from typing import Any, Literal, cast
 
+from jiayu.catalog import schema_message
 from jiayu.errors import JiayuError, Problem, json_pointer
-from jiayu.executor.catalog import schema_message
-from jiayu.ir import Timing
+from jiayu.ir import Command, Timing
 from jiayu.jsonfile import Schema
 from jiayu.preferences import StateFileError, read_state_file, write_state_file
-from jiayu.resolver.session import Command
 
 log = logging.getLogger(__name__)
 

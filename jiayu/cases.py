@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, cast
 
+from jiayu.catalog import schema_message, state_error
 from jiayu.errors import CorpusError, HomeError, Problem, json_pointer
-from jiayu.executor.catalog import schema_message, state_error
 from jiayu.home import Home, load_home
 from jiayu.jsonfile import load_schema, parse_json, read_text
 

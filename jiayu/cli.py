@@ -65,8 +65,8 @@ def _run(args: argparse.Namespace) -> int:
 
 
 def _parse(args: argparse.Namespace) -> int:
-    from jiayu.compiler.explain import explain
     from jiayu.engine import Engine
+    from jiayu.explain import explain
 
     engine = Engine.from_file(args.home or demo_home_path())
     print(explain(" ".join(args.text), engine))

@@ -28,17 +28,39 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from jiayu.actions import query_attribute, reading_attribute, value_attribute
+from jiayu.catalog import apply_command, is_high_risk, params_error
 from jiayu.compiler import CONFIDENCE_THRESHOLD, Lexicon, compile_text
 from jiayu.compiler.compact import UNKNOWN, compact
 from jiayu.errors import JiayuError
-from jiayu.executor.actions import query_attribute, reading_attribute, value_attribute
 from jiayu.executor.audit import AuditLog
-from jiayu.executor.catalog import apply_command, is_high_risk, params_error
 from jiayu.executor.clock import Clock, SystemClock
 from jiayu.executor.events import Event, EventBus, EventKind
 from jiayu.executor.hubs import FAULT_WORDS, AsyncHub, Hub, HubError, SimulatedHub
-from jiayu.executor.plan import Meanings, Refusal, needs_read, plan
-from jiayu.executor.replies import (
+from jiayu.executor.run import Batch, Listener, Report, SyncRunner
+from jiayu.executor.schedules import (
+    Schedule,
+    ScheduleError,
+    ScheduleStore,
+    fire_time,
+    new_schedule_id,
+)
+from jiayu.grammar.phrases import attribute_word
+from jiayu.home import Device, Home, collector_paused, load_home
+from jiayu.ir import (
+    Clause,
+    Command,
+    Compiled,
+    Condition,
+    NoParse,
+    Parse,
+    Target,
+    Timing,
+    Value,
+    to_json,
+)
+from jiayu.planner.device import Meanings, Refusal, needs_read, plan
+from jiayu.planner.replies import (
     COMMAND_VERBS,
     answer_phrase,
     done_phrase,
@@ -48,16 +70,6 @@ from jiayu.executor.replies import (
     value_phrase,
     when_phrase,
 )
-from jiayu.executor.run import Batch, Listener, Report, SyncRunner
-from jiayu.executor.schedules import (
-    Schedule,
-    ScheduleError,
-    ScheduleStore,
-    fire_time,
-    new_schedule_id,
-)
-from jiayu.home import Device, Home, collector_paused, load_home
-from jiayu.ir import Clause, Compiled, Condition, NoParse, Parse, Target, Timing, Value, to_json
 from jiayu.preferences import PreferenceStore, preference_key
 from jiayu.resolver.names import NameIndex
 from jiayu.resolver.resolve import (
@@ -67,11 +79,10 @@ from jiayu.resolver.resolve import (
     Refuse,
     Resolution,
     Resolver,
-    attribute_word,
-    shown,
 )
-from jiayu.resolver.session import Command, PendingClarify, PendingConfirm, Session
+from jiayu.resolver.session import PendingClarify, PendingConfirm, Session
 from jiayu.result import Outcome, Result, most_blocking
+from jiayu.text import shown
 
 if TYPE_CHECKING:
     # The asyncio runtime is imported by the methods that run it: a sync-only engine never

@@ -21,8 +21,8 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, cast
 
+from jiayu.catalog import LIMIT_KEYS, params_error, schema_message, state_error, supports
 from jiayu.errors import HomeError, Problem, json_pointer
-from jiayu.executor.catalog import LIMIT_KEYS, params_error, schema_message, state_error, supports
 from jiayu.jsonfile import load_schema, path_key, read_json
 from jiayu.text import plain_name as plain_name  # re-exported: the lexicon keys names with it
 

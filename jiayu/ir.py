@@ -268,3 +268,18 @@ def _field_names(kind: type) -> tuple[str, ...] | None:
 # without a call, and the fields of each IR type are looked up once (None for a leaf type).
 _LEAVES = frozenset({str, int, float, bool, type(None)})
 _FIELDS: dict[type, tuple[str, ...] | None] = {}
+
+
+@dataclass(frozen=True)
+class Command:
+    """One command for one device."""
+
+    device: str
+    command: str
+    params: dict[str, object] = field(default_factory=dict, hash=False)
+
+    @property
+    def params_text(self) -> str:
+        """The params as text that compares equal when they are equal ("" for none, as most
+        commands of a whole-home turn have): params are a dict, so not hashable themselves."""
+        return repr(sorted(self.params.items())) if self.params else ""

@@ -65,3 +65,12 @@ def normalize(text: str) -> str:
 def plain_name(text: str) -> str:
     """The text as names are compared: normalised, and without 的 (客厅的灯 is 客厅灯)."""
     return normalize(text).replace("的", "")
+
+
+MAX_SHOWN_NAME = 12
+"""Device names are data: in replies they are cut to this many characters."""
+
+
+def shown(name: str) -> str:
+    """A device or place name as it may appear in a reply: length-limited."""
+    return name if len(name) <= MAX_SHOWN_NAME else name[: MAX_SHOWN_NAME - 1] + "…"

@@ -12,16 +12,16 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from jiayu.executor.actions import can_do
+from jiayu.actions import can_do
+from jiayu.grammar.phrases import attribute_word
 from jiayu.home import Home
 from jiayu.ir import Clause, MatchKind, Place, Target
 from jiayu.resolver.names import FUZZY_MARGIN, NameIndex, NameMatch
 from jiayu.resolver.session import Session
+from jiayu.text import shown
 
 MAX_READ_OUT = 4
 """A question names at most this many candidates; with more it asks for the room or a count."""
-MAX_SHOWN_NAME = 12
-"""Device names are data: in replies they are cut to this many characters."""
 
 ACTION_WORDS = {
     "on": "打开",
@@ -66,11 +66,6 @@ class Refuse:
 
 
 Resolution = Found | Ask | Refuse
-
-
-def shown(name: str) -> str:
-    """A device or place name as it may appear in a reply: length-limited."""
-    return name if len(name) <= MAX_SHOWN_NAME else name[: MAX_SHOWN_NAME - 1] + "…"
 
 
 class Resolver:
@@ -475,37 +470,15 @@ class Resolver:
         more = "等" if len(candidates) > 3 else ""
         what = ACTION_WORDS.get(clause.action, "操作")
         if clause.value is not None and clause.value.attribute:
-            what = f"调节{_ATTRIBUTE_WORDS.get(clause.value.attribute, clause.value.attribute)}"
+            what = f"调节{attribute_word(clause.value.attribute)}"
         elif clause.action == "query" and clause.attribute:
-            what = f"读取{_ATTRIBUTE_WORDS.get(clause.attribute, clause.attribute)}"
+            what = f"读取{attribute_word(clause.attribute)}"
         return f"{names}{more}不支持{what}"
 
     def _describe(self, target: Target) -> str:
         where = "、".join(p.text for p in target.places)
         noun = target.name.said if target.name else (target.type_word or "设备")
         return f"{where}的{shown(noun)}" if where else shown(noun)
-
-
-_ATTRIBUTE_WORDS = {
-    "brightness": "亮度",
-    "color_temp": "色温",
-    "target_temperature": "温度",
-    "mode": "模式",
-    "fan_speed": "风速",
-    "position": "开合度",
-    "volume": "音量",
-    "temperature": "温度",
-    "humidity": "湿度",
-    "illuminance": "光照",
-    "on": "开关状态",
-    "locked": "锁定状态",
-    "open": "阀门状态",
-}
-
-
-def attribute_word(attribute: str) -> str:
-    """The Chinese word for a state attribute, for replies."""
-    return _ATTRIBUTE_WORDS.get(attribute, attribute)
 
 
 def _either(words: Sequence[str]) -> str:

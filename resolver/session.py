@@ -9,28 +9,13 @@ from __future__ import annotations
 
 import threading
 from collections import deque
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
-from jiayu.ir import Clause, Condition, Timing
+from jiayu.ir import Clause, Command, Condition, Timing
 
 RECENT_DEVICES = 5
 RECENT_ROOMS = 3
 RECENT_TURNS = 5
-
-
-@dataclass(frozen=True)
-class Command:
-    """One command for one device."""
-
-    device: str
-    command: str
-    params: dict[str, object] = field(default_factory=dict, hash=False)
-
-    @property
-    def params_text(self) -> str:
-        """The params as text that compares equal when they are equal ("" for none, as most
-        commands of a whole-home turn have): params are a dict, so not hashable themselves."""
-        return repr(sorted(self.params.items())) if self.params else ""
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 
-from jiayu.executor.catalog import (
+from jiayu.catalog import (
     CAPABILITIES,
     COMMANDS,
     HIGH_RISK,

@@ -5,10 +5,9 @@ from __future__ import annotations
 import pytest
 
 from jiayu.executor.hubs import HubError, SimulatedHub
-from jiayu.executor.plan import Refusal, plan
 from jiayu.home import Home
-from jiayu.ir import Clause, Value
-from jiayu.resolver.session import Command
+from jiayu.ir import Clause, Command, Value
+from jiayu.planner.device import Refusal, plan
 
 
 def _plan(

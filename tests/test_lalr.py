@@ -204,7 +204,7 @@ def test_compiling_an_utterance_imports_neither_lark_nor_asyncio() -> None:
 
 
 def test_jiayu_parse_shows_the_tree_with_the_words_said(demo_engine: Engine) -> None:
-    from jiayu.compiler.explain import explain
+    from jiayu.explain import explain
 
     shown = explain("把客厅的灯关掉", demo_engine).splitlines()
     tree = shown[shown.index("tree") + 1 : shown.index("ir")]

@@ -21,9 +21,8 @@ from jiayu.executor.schedules import (
     fire_time,
     new_schedule_id,
 )
-from jiayu.ir import Timing
+from jiayu.ir import Command, Timing
 from jiayu.preferences import StateFileError
-from jiayu.resolver.session import Command
 
 SHANGHAI = ZoneInfo("Asia/Shanghai")
 NEW_YORK = ZoneInfo("America/New_York")

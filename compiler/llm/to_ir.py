@@ -30,10 +30,10 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from jiayu.catalog import STATE_ATTRIBUTES
 from jiayu.compiler.build import PLACE_KINDS
 from jiayu.compiler.lexicon import Lexicon
 from jiayu.compiler.llm.cache import PerHome
-from jiayu.executor.catalog import STATE_ATTRIBUTES
 from jiayu.grammar.vocab import TABLES
 from jiayu.home import Home
 from jiayu.ir import Action, Clause, Mention, Place, Quantifier, Target, Value

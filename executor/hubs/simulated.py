@@ -11,7 +11,7 @@ import threading
 from collections.abc import Mapping
 from typing import Any
 
-from jiayu.executor.catalog import apply_command
+from jiayu.catalog import apply_command
 from jiayu.executor.hubs.base import Fault, HubError
 from jiayu.home import Home
 

@@ -50,8 +50,8 @@ from importlib.resources import files
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from jiayu.catalog import schema_message
 from jiayu.errors import InputError, Problem, json_pointer
-from jiayu.executor.catalog import schema_message
 from jiayu.executor.hubs.zigbee2mqtt import Z2mEntity, entities, friendly_name_error
 from jiayu.home import parse_home, plain_name
 

@@ -11,12 +11,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from jiayu.executor.actions import command_for, value_attribute
-from jiayu.executor.catalog import format_number, params_error, value_range
+from jiayu.actions import command_for, value_attribute
+from jiayu.catalog import format_number, params_error, value_range
+from jiayu.grammar.phrases import attribute_word
 from jiayu.home import Device
-from jiayu.ir import Clause, Value
-from jiayu.resolver.resolve import attribute_word, shown
-from jiayu.resolver.session import Command
+from jiayu.ir import Clause, Command, Value
+from jiayu.text import shown
 
 # One step of a relative change without a number (CONTRACTS: what the words mean).
 STEPS = {"brightness": 10, "volume": 10, "position": 10, "target_temperature": 1, "color_temp": 500}

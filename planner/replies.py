@@ -6,11 +6,11 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from jiayu.executor.catalog import format_number
+from jiayu.catalog import format_number
+from jiayu.grammar.phrases import attribute_word
 from jiayu.home import Device, Home
-from jiayu.ir import Clause
-from jiayu.resolver.resolve import attribute_word, shown
-from jiayu.resolver.session import Command
+from jiayu.ir import Clause, Command
+from jiayu.text import shown
 
 COMMAND_VERBS = {
     "turn_on": "打开",

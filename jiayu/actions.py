@@ -9,7 +9,7 @@ uses it to build the command.
 
 from __future__ import annotations
 
-from jiayu.executor.catalog import STATE_ATTRIBUTES
+from jiayu.catalog import STATE_ATTRIBUTES
 from jiayu.home import Device
 from jiayu.ir import Clause, Value
 
