@@ -18,8 +18,9 @@ from typing import Any, cast
 
 from jiayu.executor.audit import AuditLog
 from jiayu.executor.hubs import AsyncHub, Hub, HubError
-from jiayu.executor.run import Batch, Report, audit_line, settle
+from jiayu.executor.run import Report, audit_line, settle
 from jiayu.ir import Command
+from jiayu.planner.plan import Batch
 
 log = logging.getLogger("jiayu")
 

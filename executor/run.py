@@ -10,37 +10,17 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Literal
 
 from jiayu.executor.audit import AuditError, AuditLog
 from jiayu.executor.hubs import Hub, HubError
-from jiayu.ir import Clause, Command
+from jiayu.ir import Command
+from jiayu.planner.plan import Batch
 
 log = logging.getLogger("jiayu")
 
 EventKind = Literal["started", "finished", "failed"]
-
-
-@dataclass
-class Batch:
-    """Commands that answer one clause (or one scene), reported together in the reply."""
-
-    commands: list[Command]
-    clause: Clause | None = None
-    """The clause they came from, for the reply's wording (None for a confirmation)."""
-    scene: str | None = None
-    """The scene's name when the batch is a scene's steps."""
-    delays: tuple[float, ...] = ()
-    """For a scene: seconds to wait before each step (`delay_s`). The sync runner sends the
-    steps at once; the asyncio runtime paces them in the background (executor/scenes.py)."""
-    background: bool = False
-    """Set by the asyncio runtime when it hands the batch to the scene runner: it finishes
-    after the turn, and its outcome is told in a later reply."""
-    sent: list[Command] = field(default_factory=list)
-    """Filled by the runner: what the hub accepted, in order."""
-    failed: list[tuple[Command, str]] = field(default_factory=list)
-    """Filled by the runner: what the hub refused or could not deliver, with the reason."""
 
 
 @dataclass

@@ -37,7 +37,7 @@ from jiayu.executor.audit import AuditLog
 from jiayu.executor.clock import Clock, SystemClock
 from jiayu.executor.events import Event, EventBus, EventKind
 from jiayu.executor.hubs import FAULT_WORDS, AsyncHub, Hub, HubError, SimulatedHub
-from jiayu.executor.run import Batch, Listener, Report, SyncRunner
+from jiayu.executor.run import Listener, Report, SyncRunner
 from jiayu.executor.schedules import (
     Schedule,
     ScheduleError,
@@ -60,6 +60,7 @@ from jiayu.ir import (
     to_json,
 )
 from jiayu.planner.device import Meanings, Refusal, needs_read, plan
+from jiayu.planner.plan import Batch
 from jiayu.planner.replies import (
     COMMAND_VERBS,
     answer_phrase,

@@ -1,0 +1,28 @@
+"""What a planned turn hands its driver: batches of commands to send, in order."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from jiayu.ir import Clause, Command
+
+
+@dataclass
+class Batch:
+    """Commands that answer one clause (or one scene), reported together in the reply."""
+
+    commands: list[Command]
+    clause: Clause | None = None
+    """The clause they came from, for the reply's wording (None for a confirmation)."""
+    scene: str | None = None
+    """The scene's name when the batch is a scene's steps."""
+    delays: tuple[float, ...] = ()
+    """For a scene: seconds to wait before each step (`delay_s`). The sync runner sends the
+    steps at once; the asyncio runtime paces them in the background (executor/scenes.py)."""
+    background: bool = False
+    """Set by the asyncio runtime when it hands the batch to the scene runner: it finishes
+    after the turn, and its outcome is told in a later reply."""
+    sent: list[Command] = field(default_factory=list)
+    """Filled by the runner: what the hub accepted, in order."""
+    failed: list[tuple[Command, str]] = field(default_factory=list)
+    """Filled by the runner: what the hub refused or could not deliver, with the reason."""
