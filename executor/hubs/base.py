@@ -13,13 +13,9 @@ from typing import Any, Literal, Protocol
 
 from jiayu.errors import JiayuError
 from jiayu.ir import Command
+from jiayu.planner.words import FAULT_WORDS as FAULT_WORDS  # re-exported: hubs name faults
 
 Fault = Literal["offline", "timeout", "refused"]
-FAULT_WORDS: dict[str, str] = {
-    "offline": "设备离线",
-    "timeout": "响应超时",
-    "refused": "设备拒绝执行",
-}
 
 
 class HubError(JiayuError):

@@ -1,0 +1,163 @@
+"""What the two drivers (jiayu/engine.py, sync; jiayu/runtime.py, asyncio) do alike for the
+planner: the sessions they keep, the state-file writes and the LLM call it asks for, what a
+session is told later, and a turn that failed closed. One copy, used by both."""
+
+from __future__ import annotations
+
+import gc
+import logging
+import threading
+from collections import OrderedDict
+from collections.abc import Sequence
+from dataclasses import replace
+from datetime import datetime, timedelta
+from typing import TYPE_CHECKING, Any
+
+from jiayu.errors import JiayuError
+from jiayu.executor.schedules import ScheduleStore
+from jiayu.home import Home
+from jiayu.ir import Command
+from jiayu.planner.draft import AddSchedule, CancelSchedules, Write
+from jiayu.planner.finish import command_json
+from jiayu.planner.plan import Batch
+from jiayu.planner.timing import Schedule, new_schedule_id
+from jiayu.planner.turn import Consult
+from jiayu.preferences import PreferenceStore
+from jiayu.resolver.session import Session
+from jiayu.result import Result
+
+if TYPE_CHECKING:
+    from jiayu.compiler import Lexicon
+    from jiayu.compiler.llm import Fallback
+    from jiayu.compiler.llm.client import LLMClient
+    from jiayu.resolver.names import NameIndex
+
+log = logging.getLogger("jiayu")
+
+MAX_SESSIONS = 10_000
+"""Sessions kept per engine; the least recently used is forgotten beyond this."""
+
+
+class Sessions:
+    """An engine's sessions, created on first use; the least recently used is forgotten past
+    `limit`, and with it everything kept per session (its asyncio lock is weakly held)."""
+
+    def __init__(self, limit: int = MAX_SESSIONS) -> None:
+        self.limit = limit
+        self._sessions: OrderedDict[str, Session] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, session_id: str) -> Session:
+        with self._lock:
+            session = self._sessions.get(session_id)
+            if session is None:
+                session = self._sessions[session_id] = Session(session_id)
+                if len(self._sessions) > self.limit:
+                    self._sessions.popitem(last=False)
+            else:
+                self._sessions.move_to_end(session_id)
+            return session
+
+    def __len__(self) -> int:
+        return len(self._sessions)
+
+    def tell_dropped(self, late: Sequence[Schedule], gone: Sequence[Schedule]) -> None:
+        """A schedule not fired is told to the session that made it, at its next reply."""
+        for schedule in late:
+            self.get(schedule.session).messages.append(
+                f"定时的操作（{schedule.text}）晚了一个多小时，没有执行"
+            )
+        for schedule in gone:
+            self.get(schedule.session).messages.append(
+                f"定时的操作（{schedule.text}）要控制的设备已经不在家里了，没有执行"
+            )
+
+
+def write(schedules: ScheduleStore, preferences: PreferenceStore, op: Write) -> object:
+    """A state-file change the planner asked for: its answer, or the JiayuError."""
+    try:
+        if isinstance(op, AddSchedule):
+            schedules.add(op.schedule)
+            return op.schedule
+        if isinstance(op, CancelSchedules):
+            return schedules.cancel_where(session=op.session, devices=op.devices)
+        return preferences.set(op.user, op.key, op.value)
+    except JiayuError as err:
+        return err
+
+
+def consult(fallback: Fallback | None, effect: Consult) -> Any:
+    """The LLM fallback's one call for a turn (blocking)."""
+    assert fallback is not None
+    return fallback.parse(
+        effect.text, recent_devices=effect.recent_devices, recent_rooms=effect.recent_rooms
+    )
+
+
+def defer_scene_steps(
+    schedules: ScheduleStore,
+    now: datetime,
+    batches: Sequence[Batch],
+    session: str,
+    user: str | None,
+) -> None:
+    """Under the sync API a scene's delayed steps are kept as schedules, fired by `run_due`
+    when their time comes, not sent at once (there is no background to pace them in)."""
+    for batch in batches:
+        if not any(batch.delays):
+            continue
+        offset, at_once = 0.0, list[Command]()
+        for command, delay in zip(batch.commands, batch.delays, strict=True):
+            offset += delay
+            if offset <= 0:
+                at_once.append(command)
+                continue
+            at = now + timedelta(seconds=offset)
+            text = batch.scene or ""
+            schedules.add(
+                Schedule(new_schedule_id(), session, user, at, (command,), text, None, now)
+            )
+            batch.deferred += 1
+        batch.commands, batch.delays = at_once, ()
+
+
+def told(result: Result, session: Session) -> Result:
+    """The reply starts with what the session was waiting to be told (seed 004's queue)."""
+    if not session.messages:
+        return result
+    queued = list(session.messages)
+    session.messages.clear()
+    return replace(result, reply="。".join([*queued, result.reply]))
+
+
+def crashed(session: Session, text: str, sent: Sequence[Command] = ()) -> Result:
+    """The Result of a turn that hit a bug: whatever was already sent is reported."""
+    log.exception("jiayu.turn_failed", extra={"session": session.id, "text": text})
+    session.pending = None
+    commands = [command_json(c) for c in sent]
+    return Result(
+        text,
+        "executed" if commands else "unknown",
+        commands,
+        reply="抱歉，出了点问题，后面的操作没有执行。",
+    )
+
+
+def load_fallback(llm: LLMClient, home: Home) -> Fallback:
+    # Imported here: a grammar-only engine never loads the fallback (nor dashscope).
+    from jiayu.compiler.llm import Fallback
+
+    return Fallback(llm, home)
+
+
+def warm_in_background(lexicon: Lexicon, names: NameIndex) -> None:
+    """Build the lexicon's and the name index's pinyin data in a background thread."""
+
+    def build() -> None:
+        lexicon.pinyin_index()
+        names.warm()
+        # Like the engine's own build: what lives as long as the engine is kept out of later
+        # full collections, which would otherwise rescan every key (~40 ms on a big home).
+        gc.freeze()
+
+    threading.Thread(target=build, name="jiayu-pinyin", daemon=True).start()

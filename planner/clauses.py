@@ -1,0 +1,248 @@
+"""The clauses of an understood utterance, in order: resolve each target, plan each device's
+command from what was read, hold what is risky, and queue the rest in batches."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
+
+from jiayu.catalog import is_high_risk, params_error
+from jiayu.ir import Clause, Command, Condition, Target
+from jiayu.planner import conditions, preferences, queries, timers
+from jiayu.planner.device import Meanings, Refusal, needs_read, plan
+from jiayu.planner.draft import Draft
+from jiayu.planner.plan import Batch
+from jiayu.planner.replies import COMMAND_VERBS, names_phrase
+from jiayu.planner.words import fault_words
+from jiayu.resolver.resolve import ACTION_WORDS, Ask, Found, Refuse, Resolution
+from jiayu.resolver.session import PendingClarify, PendingConfirm
+from jiayu.text import shown
+
+_NEGATED_VERBS = {"on": "开", "off": "关", "set": "调", "adjust": "调", "scene": "执行"}
+
+
+def run(
+    draft: Draft,
+    clauses: Sequence[Clause],
+    focus: list[str],
+    previous: tuple[str, ...] | None,
+) -> None:
+    """Plan the clauses in order until one asks.
+
+    focus: rooms said so far in this utterance, nearest last: they place a later clause whose
+    target has no place of its own (如果客厅温度超过26度就打开空调). previous: None until a
+    clause names a target; then the devices it acted on (empty if it failed, and a later
+    clause with no target must not guess from older turns)."""
+    checked: dict[Condition, bool] = {}
+    for index, clause in enumerate(clauses):
+        if clause.action in ("confirm", "cancel") and len(clauses) > 1:
+            continue  # 算了，还是把它打开吧: an interjection beside a command
+        condition = clause.condition
+        if condition is not None:
+            if condition.subject is not None:
+                focus.extend(_rooms(condition.subject))
+            if condition not in checked:
+                checked[condition] = conditions.holds(draft, condition, focus)
+            if not checked[condition]:
+                continue
+        acted = _clause(draft, clause, focus, previous, tuple(clauses[index + 1 :]))
+        if draft.asked:
+            return  # it and every later clause wait for the answer
+        if clause.target is not None or previous is not None:
+            previous = acted
+        if clause.target is not None:
+            focus.extend(_rooms(clause.target))
+        room = _one_room(draft, acted)
+        if room is not None:  # 把书房灯关了，台灯打开: the room inside a name counts too
+            focus.append(room)
+
+
+def _clause(
+    draft: Draft,
+    clause: Clause,
+    focus: list[str],
+    previous: tuple[str, ...] | None,
+    rest: tuple[Clause, ...],
+) -> tuple[str, ...]:
+    """Plan one clause; returns the devices it acts on (for a following clause)."""
+    if clause.negated:
+        draft.say("noop", f"好的，{_negated_phrase(clause)}")
+        return ()
+    last = draft.session.last_commands
+    if clause.action == "repeat":
+        if not last:
+            draft.say("rejected", "还没有可以重复的操作。")
+            return ()
+        queue(draft, list(last), None)
+        return tuple(c.device for c in last)
+    if clause.action in ("confirm", "cancel", "select"):
+        draft.say(
+            "unknown",
+            "现在没有在等你回答的问题。" if clause.action != "select" else "要对它做什么呢？",
+        )
+        return ()
+    if clause.action == "scene":
+        return _scene(draft, clause)
+    if clause.action == "remember":
+        preferences.remember(draft, clause)
+        return ()
+    if clause.action in ("schedule_cancel", "schedule_query") and clause.target is None:
+        timers.schedules(draft, clause, None)
+        return ()
+    started = time.perf_counter()
+    asked = clause
+    if clause.action in ("schedule_cancel", "schedule_query") and clause.target is not None:
+        # 取消关空调的定时: every device the words name, whatever it can do.
+        asked = Clause("query", replace(clause.target, quantifier="all"))
+    resolution = draft.ctx.resolver.resolve(
+        asked, draft.session, focus=focus, previous=previous, area=draft.ctx.area
+    )
+    draft.timings["resolve"] = draft.timings.get("resolve", 0.0) + time.perf_counter() - started
+    return apply(draft, clause, resolution, focus, rest)
+
+
+def apply(
+    draft: Draft,
+    clause: Clause,
+    resolution: Resolution,
+    focus: Sequence[str],
+    rest: tuple[Clause, ...],
+) -> tuple[str, ...]:
+    """Act on a clause's resolution: refuse, ask, answer, or plan each device's command."""
+    home = draft.home
+    if isinstance(resolution, Refuse):
+        draft.say("rejected", resolution.reason)
+        return ()
+    yes_no = False
+    if isinstance(resolution, Found) and resolution.match == "fuzzy" and clause.action != "query":
+        # Heard too poorly to act on: ask back with what was understood.
+        names = names_phrase(home, resolution.devices)
+        verb = ACTION_WORDS.get(clause.action, "操作")
+        resolution = Ask(resolution.devices, f"没太听清，你是要{verb}{names}吗？")
+        yes_no = True
+    if isinstance(resolution, Ask):
+        draft.options.extend(resolution.options)
+        reply = resolution.question
+        if rest:
+            reply += "（后面的操作等你回答后再执行）"
+        draft.say("clarify", reply)
+        draft.asked = True
+        draft.pending = PendingClarify(
+            clause, resolution.options, yes_no, rest, tuple(focus), draft.text
+        )
+        return ()
+    devices = resolution.devices
+    if clause.action == "query":
+        queries.query(draft, clause, devices)
+        return devices
+    if clause.action in ("schedule_cancel", "schedule_query"):
+        timers.schedules(draft, clause, devices)
+        return ()
+    if clause.value is not None and clause.value.kind == "preferred":
+        value = preferences.preferred(draft, clause, devices, focus, rest)
+        if value is None:
+            return ()
+        clause = replace(clause, value=value)
+    commands: list[Command] = []
+    refusals: list[str] = []
+    # Shared by the clause's devices: what it means is worked out once per set of
+    # capabilities, not for each of thousands of devices.
+    meanings: Meanings = {}
+    reads = needs_read(clause)
+    if reads:
+        draft.prefetch(devices)  # every device of the clause in one round trip
+    for device_id in devices:
+        device = home.device(device_id)
+        state: Mapping[str, object] | None = None
+        if reads:
+            got = draft.read(device_id)
+            if not isinstance(got, Mapping):
+                refusals.append(f"读不到{shown(device.name)}现在的状态：{fault_words(got.reason)}")
+                continue
+            state = got
+        planned = plan(clause, device, state, meanings)
+        if isinstance(planned, Refusal):
+            refusals.append(planned.reason)
+        else:
+            commands.append(planned)
+    if refusals:
+        # Every device left out is said, even when others went ahead.
+        draft.say("rejected", "；".join(dict.fromkeys(refusals)))
+    if commands and clause.when is not None:
+        timers.schedule(draft, commands, clause.when, clause.condition, focus)
+    elif commands:
+        queue(draft, commands, clause, condition=clause.condition, focus=focus)
+    return tuple(c.device for c in commands)
+
+
+def queue(
+    draft: Draft,
+    commands: Sequence[Command],
+    clause: Clause | None,
+    *,
+    scene: str | None = None,
+    condition: Condition | None = None,
+    focus: Sequence[str] = (),
+    confirmed: bool = False,
+) -> None:
+    """Validate, hold the high-risk ones for confirmation, queue the rest to be sent."""
+    home = draft.home
+    ready: list[Command] = []
+    held: list[Command] = []
+    for command in commands:
+        key = (command.device, command.command, command.params_text)
+        if key in draft.planned:
+            continue  # 客厅灯和客厅灯: one device gets one identical command per turn
+        draft.planned.add(key)
+        device = home.device(command.device)
+        error = params_error(device, command.command, command.params)
+        if error is not None:  # never send what the schema refuses
+            draft.failures.append(
+                {"device": command.device, "command": command.command, "reason": error}
+            )
+            draft.say("rejected", f"{shown(device.name)}没有执行：{error}")
+            continue
+        if not confirmed and is_high_risk(device, command.command):
+            held.append(command)
+            continue
+        ready.append(command)
+        draft.expect(command)  # read earlier in the turn: later reads see this
+    if ready or scene is not None:
+        draft.parts.append(Batch(ready, clause, scene))
+    if held:
+        draft.held.extend(held)
+        names = "、".join(shown(home.device(c.device).name) for c in held)
+        verb = COMMAND_VERBS.get(held[0].command, "打开")
+        draft.say("confirm", f"确定要{verb}{names}吗？请说“确认”。")
+        draft.pending = PendingConfirm(tuple(draft.held), condition, tuple(focus), draft.text)
+
+
+def _scene(draft: Draft, clause: Clause) -> tuple[str, ...]:
+    assert clause.scene is not None
+    scene = draft.home.scene(clause.scene)
+    commands = [Command(s.device, s.command, dict(s.params)) for s in scene.steps]
+    queue(draft, commands, None, scene=scene.name)
+    batch = draft.parts[-1]
+    if isinstance(batch, Batch) and batch.scene == scene.name:
+        delays = {(s.device, s.command): s.delay_s for s in scene.steps}
+        batch.delays = tuple(delays.get((c.device, c.command), 0.0) for c in batch.commands)
+    return tuple(dict.fromkeys(c.device for c in commands))
+
+
+def _one_room(draft: Draft, devices: Sequence[str]) -> str | None:
+    """The room all the devices are in, if there is one; stops at a second room, which after
+    打开所有的灯 is a few devices in, not thousands."""
+    rooms = (draft.home.device(d).room for d in devices)
+    first = next(rooms, None)
+    return first if all(room == first for room in rooms) else None
+
+
+def _rooms(target: Target) -> list[str]:
+    return [p.id for p in target.places if p.kind == "room" and p.id]
+
+
+def _negated_phrase(clause: Clause) -> str:
+    verb = _NEGATED_VERBS.get(clause.action, "动")
+    what = conditions.place_words(clause.target) if clause.target is not None else ""
+    return f"不{verb}{what if what != '这里' else ''}了" if clause.target else f"不{verb}了"

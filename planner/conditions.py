@@ -1,0 +1,126 @@
+"""Conditions (如果客厅温度超过26度就…): which sensors a condition reads, and whether it holds
+against a fresh read. Checked once, when the turn runs (or when its schedule fires)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from jiayu.actions import reading_attribute
+from jiayu.compiler.understand import said_words
+from jiayu.grammar.phrases import attribute_word
+from jiayu.ir import Clause, Condition, Target
+from jiayu.planner.draft import Draft
+from jiayu.planner.replies import reading_phrase
+from jiayu.resolver.resolve import Found
+
+_OPS: dict[str, Callable[[float, float], bool]] = {
+    ">": lambda a, b: a > b,
+    "<": lambda a, b: a < b,
+    ">=": lambda a, b: a >= b,
+    "<=": lambda a, b: a <= b,
+}
+_OP_WORDS = {">": "超过", "<": "低于", ">=": "达到", "<=": "不超过"}
+
+
+def holds(draft: Draft, condition: Condition | None, focus: Sequence[str]) -> bool:
+    """Check a condition once against a fresh read; False records why."""
+    if condition is None:
+        return True
+    found = sources(draft, condition, focus)
+    if found is None:
+        draft.say("rejected", f"不知道要读哪里的{attribute_word(condition.attribute)}")
+        return False
+    return _check(
+        draft,
+        found,
+        condition.attribute,
+        condition.op,
+        condition.number,
+        place_words(condition.subject),
+    )
+
+
+def guard_holds(draft: Draft, guard: Mapping[str, Any]) -> bool:
+    """A schedule's kept condition (see `guard`), checked when it fires."""
+    found = [d for d in guard.get("sources", ()) if draft.home.has_device(d)]
+    return _check(
+        draft, found, guard["attribute"], guard["op"], float(guard["number"]), guard["where"]
+    )
+
+
+def guard(draft: Draft, condition: Condition, focus: Sequence[str]) -> dict[str, Any]:
+    """A condition kept with a schedule: which sensors to read and what to compare, so it is
+    checked against fresh reads when the schedule fires (even after a restart)."""
+    return {
+        "sources": sources(draft, condition, focus) or [],
+        "attribute": condition.attribute,
+        "op": condition.op,
+        "number": condition.number,
+        "where": place_words(condition.subject),
+    }
+
+
+def sources(draft: Draft, condition: Condition, focus: Sequence[str]) -> list[str] | None:
+    """The devices whose reading a condition compares; None when no place is known."""
+    home = draft.home
+    if condition.subject is None:
+        room = (
+            focus[-1] if focus else draft.ctx.area or next(iter(draft.session.recent_rooms), None)
+        )
+        if room is None:
+            return None
+        return [
+            d.id
+            for d in home.devices_in_room(room)
+            if reading_attribute(d, condition.attribute) == condition.attribute
+        ]
+    resolution = draft.ctx.resolver.resolve(
+        Clause("query", _as_set(condition.subject), attribute=condition.attribute),
+        draft.session,
+        area=draft.ctx.area,
+    )
+    found = list(resolution.devices) if isinstance(resolution, Found) else []
+    return [
+        d
+        for d in found
+        if reading_attribute(home.device(d), condition.attribute) == condition.attribute
+    ]
+
+
+def _check(
+    draft: Draft, devices: Sequence[str], attribute: str, op: str, number: float, where: str
+) -> bool:
+    """Whether the devices' readings pass the comparison; the reply says what was read."""
+    draft.prefetch(devices)
+    values: list[float] = []
+    for device_id in devices:
+        got = draft.read(device_id)
+        value = got.get(attribute) if isinstance(got, Mapping) else None
+        if isinstance(value, int | float) and not isinstance(value, bool):
+            values.append(float(value))
+    if not values:
+        draft.say("rejected", f"读不到{where}的{attribute_word(attribute)}，所以什么都没做")
+        return False
+    reading = sum(values) / len(values)
+    phrase = reading_phrase(where, attribute, reading)
+    if not _OPS[op](reading, number):
+        draft.say(
+            "noop",
+            f"{phrase}，没有{_OP_WORDS[op]}{reading_phrase('', attribute, number)}，所以没有执行",
+        )
+        return False
+    draft.parts.append(phrase)
+    return True
+
+
+def place_words(target: Target | None) -> str:
+    """The words that named a place (and what in it), for a reply; 这里 when none."""
+    return (said_words(target) if target is not None else "") or "这里"
+
+
+def _as_set(target: Target) -> Target:
+    # A condition reads every sensor of the place, not one of them.
+    if target.places and not target.name and not target.type_word:
+        return Target(places=target.places, quantifier="all")
+    return target

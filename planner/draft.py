@@ -1,0 +1,214 @@
+"""One planning pass of a turn: what it is given, what it has decided so far, and the pause
+with which it asks its driver for what it does not have yet.
+
+The planner does no I/O. When a pass needs live state (or a state file to change) that it
+was not given, it raises `Pause` naming all of it at once; the driver fetches that (every
+read of a clause together) and the pass runs again from the start with more known.
+Planning is pure and cheap (tens of µs), so starting over is simpler and safer than keeping
+a suspended stack, and nothing is ever read or written twice: what was fetched stays known.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, Protocol
+
+from jiayu.catalog import apply_command
+from jiayu.errors import JiayuError
+from jiayu.home import Home
+from jiayu.ir import Command, Compiled, Parse
+from jiayu.planner.plan import Batch
+from jiayu.planner.timing import Schedule
+from jiayu.preferences import Preference
+from jiayu.resolver.resolve import Resolver
+from jiayu.resolver.session import PendingClarify, PendingConfirm, Session
+from jiayu.result import Outcome
+
+Pending = PendingClarify | PendingConfirm | None
+
+
+class ReadError(Protocol):
+    """A hub's failure to read a device (executor's HubError has this shape)."""
+
+    device: str
+    reason: str
+
+
+State = Mapping[str, Any]
+Reading = State | ReadError
+
+
+@dataclass(frozen=True)
+class Read:
+    """Fresh reads of these devices, all wanted now."""
+
+    devices: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class AddSchedule:
+    """Keep this schedule (the driver's store answers with it, or a JiayuError)."""
+
+    schedule: Schedule
+
+
+@dataclass(frozen=True)
+class CancelSchedules:
+    """Cancel a session's schedules, for these devices if given (answer: the ones gone)."""
+
+    session: str
+    devices: tuple[str, ...] | None
+
+
+@dataclass(frozen=True)
+class SetPreference:
+    """Store a user's preference (answer: the value as stored, or a JiayuError)."""
+
+    user: str
+    key: str
+    value: Preference
+
+
+Write = AddSchedule | CancelSchedules | SetPreference
+
+
+class Pause(Exception):
+    """The pass stops here: the driver fetches `need`, then the pass runs again."""
+
+    def __init__(self, need: Read | Write) -> None:
+        self.need = need
+        super().__init__()
+
+
+class ScheduleView(Protocol):
+    """What the planner may look at in the schedule store (read only)."""
+
+    def pending(
+        self, *, session: str | None = None, devices: Sequence[str] | None = None
+    ) -> list[Schedule]: ...
+
+
+class PreferenceView(Protocol):
+    """What the planner may look at in the preference store (read only)."""
+
+    def preferred(
+        self, user: str, attribute: str, device_type: str | None
+    ) -> Preference | None: ...
+
+
+@dataclass(frozen=True)
+class Inputs:
+    """Everything a turn is planned from, none of it I/O."""
+
+    home: Home
+    resolver: Resolver
+    session: Session
+    """Read only while planning; the driver applies the plan's session changes."""
+    now: datetime
+    """The time, passed in (timezone-aware)."""
+    schedules: ScheduleView
+    preferences: PreferenceView
+    area: str | None = None
+    user: str | None = None
+
+
+@dataclass
+class Draft:
+    """One turn while it is planned, then while its batches run: everything the Result and
+    the session need. Parts keep the reply in the order the clauses were said."""
+
+    text: str
+    ctx: Inputs
+    known: dict[str, Reading]
+    """Reads fetched so far in this turn (kept across passes)."""
+    written: list[object]
+    """Answers to this turn's writes so far, in the order asked (kept across passes)."""
+    pending_in: Pending = None
+    """The question the session was waiting on when the turn began."""
+    pending: Pending = None
+    """The question the session waits on after this turn."""
+    parts: list[str | Batch] = field(default_factory=list)
+    outcomes: list[Outcome] = field(default_factory=list)
+    held: list[Command] = field(default_factory=list)
+    answers: list[dict[str, Any]] = field(default_factory=list)
+    options: list[str] = field(default_factory=list)
+    failures: list[dict[str, Any]] = field(default_factory=list)
+    devices: list[str] = field(default_factory=list)
+    asked: bool = False  # a clause asks: it and every later clause wait for the answer
+    # What this turn will have done to each device it reads or commands, so a later clause
+    # reads the state the earlier ones leave (调亮一点，再调亮一点 moves two steps).
+    overlay: dict[str, dict[str, Any]] = field(default_factory=dict)
+    planned: set[tuple[str, str, str]] = field(default_factory=set)
+    source: str = "none"
+    parsed: Parse | None = None
+    compiled: Compiled | None = None
+    llm_compact: list[dict[str, Any]] | None = None
+    scheduled: list[dict[str, Any]] = field(default_factory=list)
+    timings: dict[str, float] = field(default_factory=dict)
+    stop_scene: bool = False  # 算了/停下 with nothing waiting: stops a running long scene
+    writes: int = 0  # writes asked in this pass, to match them with `written`
+
+    def say(self, outcome: Outcome, reply: str) -> None:
+        self.outcomes.append(outcome)
+        self.parts.append(reply)
+
+    @property
+    def home(self) -> Home:
+        return self.ctx.home
+
+    @property
+    def session(self) -> Session:
+        return self.ctx.session
+
+    @property
+    def batches(self) -> list[Batch]:
+        return [p for p in self.parts if isinstance(p, Batch)]
+
+    def sent(self) -> list[Command]:
+        return [c for b in self.batches for c in b.sent]
+
+    def planned_commands(self) -> list[Command]:
+        return [c for b in self.batches for c in b.commands]
+
+    def prefetch(self, devices: Sequence[str]) -> None:
+        """Ask for every read these devices still need, together (one round trip)."""
+        missing = tuple(
+            dict.fromkeys(d for d in devices if d not in self.overlay and d not in self.known)
+        )
+        if missing:
+            raise Pause(Read(missing))
+
+    def read(self, device_id: str) -> Reading:
+        """A fresh read, once per turn; later reads see what this turn already planned."""
+        state = self.overlay.get(device_id)
+        if state is not None:
+            return state
+        if device_id not in self.known:
+            raise Pause(Read((device_id,)))
+        got = self.known[device_id]
+        if not isinstance(got, Mapping):
+            self.failures.append({"device": device_id, "command": "read", "reason": got.reason})
+            return got
+        self.overlay[device_id] = dict(got)
+        return got
+
+    def expect(self, command: Command) -> None:
+        """A command planned to a device read earlier: later reads in the turn see it."""
+        state = self.overlay.get(command.device)
+        if state is not None:
+            self.overlay[command.device] = apply_command(state, command.command, command.params)
+
+    def write(self, op: Write) -> object:
+        """The answer to a state-file write (a JiayuError when it failed)."""
+        index = self.writes
+        self.writes += 1
+        if index < len(self.written):
+            return self.written[index]
+        raise Pause(op)
+
+
+def failed(answer: object) -> JiayuError | None:
+    """The error a write answered with, if it failed."""
+    return answer if isinstance(answer, JiayuError) else None

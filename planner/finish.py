@@ -1,0 +1,183 @@
+"""The end of a turn: what the session remembers (decided when the turn is planned, so a
+next turn's 它 means this one's device even while a slow hub still works on it), the first
+reply said before anything is sent, and the Result once every command has been tried."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from jiayu.compiler.compact import UNKNOWN, compact
+from jiayu.ir import Command, to_json
+from jiayu.planner.draft import Draft, Pending
+from jiayu.planner.plan import Batch
+from jiayu.planner.replies import done_phrase
+from jiayu.planner.words import fault_words
+from jiayu.resolver.session import PendingConfirm, Session
+from jiayu.result import Outcome, Result, most_blocking
+from jiayu.text import shown
+
+
+@dataclass(frozen=True)
+class SessionUpdate:
+    """What a planned turn changes in its session."""
+
+    pending: Pending
+    """The question the session waits on now (None: none)."""
+    remember: bool
+    """Whether the turn is the user's (a schedule firing is not)."""
+    text: str
+    outcome: Outcome
+    devices: tuple[str, ...]
+    rooms: tuple[str, ...]
+    commands: tuple[Command, ...]
+
+    def apply(self, session: Session) -> None:
+        session.pending = self.pending
+        if self.remember:
+            session.remember(self.text, self.outcome, self.devices, self.rooms, self.commands)
+
+
+def decided(draft: Draft) -> Outcome:
+    """The turn's outcome as planned: what sending may still turn into a failure."""
+    outcomes: list[Outcome] = [*draft.outcomes]
+    outcomes.extend("executed" for b in draft.batches if b.commands)
+    return most_blocking(outcomes) if outcomes else "noop"
+
+
+def session_update(draft: Draft, *, remember: bool = True) -> SessionUpdate:
+    outcome = decided(draft)
+    pending = draft.pending
+    if outcome != "confirm" and isinstance(pending, PendingConfirm):
+        pending = None  # the question was overtaken by what else the turn said
+    commands = tuple(draft.planned_commands())
+    devices = tuple(dict.fromkeys([*draft.devices, *(c.device for c in commands)]))
+    home = draft.home
+    rooms = tuple(dict.fromkeys(home.device(d).room for d in devices))
+    return SessionUpdate(pending, remember, draft.text, outcome, devices, rooms, commands)
+
+
+def announce(draft: Draft) -> str:
+    """The first reply, before anything is sent: what will happen, never that it did."""
+    parts: list[str] = []
+    for part in draft.parts:
+        if isinstance(part, str):
+            parts.append(part)
+        elif part.scene is not None:
+            parts.append(f"好的，正在执行{shown(part.scene)}")
+        elif part.commands:
+            parts.append(done_phrase(draft.home, part.clause, part.commands).replace("已", "正在"))
+    reply = "，".join(p for p in parts if p)
+    return "好的，" + reply if reply.startswith("正在") else reply
+
+
+def result(draft: Draft, *, audit_failed: bool = False) -> Result:
+    """The Result of a planned and sent turn."""
+    outcomes = list(draft.outcomes)
+    replies: list[str] = []
+    failures = list(draft.failures)
+    for part in draft.parts:
+        if isinstance(part, str):
+            replies.append(part)
+            continue
+        if part.background:
+            outcomes.append("executed")
+            replies.append(f"好的，{shown(part.scene or '')}开始了")
+            continue
+        replies.extend(batch_phrases(draft, part))
+        failures.extend(
+            {"device": c.device, "command": c.command, "reason": reason}
+            for c, reason in part.failed
+        )
+        if part.sent:
+            outcomes.append("executed")
+        elif part.failed:
+            outcomes.append("rejected")
+    if audit_failed:
+        outcomes.append("rejected")
+        replies.append("审计日志写不进去，后面的操作没有执行")
+    outcome = most_blocking(outcomes) if outcomes else "noop"
+    reply = "，".join(r for r in replies if r)
+    if outcome == "executed" and not reply.startswith("好的"):
+        reply = "好的，" + reply
+    return Result(
+        draft.text,
+        outcome,
+        [command_json(c) for c in draft.sent()],
+        draft.answers,
+        list(dict.fromkeys(draft.options)),
+        reply,
+        draft.source,  # type: ignore[arg-type]
+        _compact(draft),
+        to_json(draft.compiled) if draft.compiled is not None else {},
+        failures,
+        pending=[command_json(c) for c in draft.held] if outcome == "confirm" else [],
+        scheduled=draft.scheduled,
+        timings=draft.timings,
+    )
+
+
+def batch_phrases(draft: Draft, batch: Batch) -> list[str]:
+    """What came of one batch, failures named device by device."""
+    phrases: list[str] = []
+    if batch.scene is not None:
+        name = shown(batch.scene)
+        if batch.deferred:
+            phrases.append(f"好的，{name}开始了，后面{batch.deferred}步会按时执行")
+        elif batch.sent and not batch.failed:
+            phrases.append(f"好的，已执行{name}")
+        elif batch.sent:
+            phrases.append(f"{name}已部分执行")
+        elif batch.failed:
+            phrases.append(f"{name}没有执行成功")
+    elif batch.sent:
+        phrases.append(done_phrase(draft.home, batch.clause, batch.sent))
+    return phrases + _failed(draft, batch)
+
+
+def late_failures(draft: Draft) -> list[str]:
+    """What failed of a turn whose reply was already said (the asyncio API): told in the
+    session's next reply."""
+    phrases: list[str] = []
+    for batch in draft.batches:
+        if batch.scene is not None and batch.failed and not batch.sent:
+            phrases.append(f"{shown(batch.scene)}没有执行成功")
+        phrases.extend(_failed(draft, batch))
+    return phrases
+
+
+def _failed(draft: Draft, batch: Batch) -> list[str]:
+    return [
+        f"{shown(draft.home.device(c.device).name)}没有执行：{fault_words(reason)}"
+        for c, reason in batch.failed
+    ]
+
+
+def command_json(command: Command) -> dict[str, Any]:
+    return {"device": command.device, "command": command.command, "params": dict(command.params)}
+
+
+def _compact(draft: Draft) -> list[dict[str, Any]]:
+    if draft.llm_compact is not None:
+        return draft.llm_compact
+    if draft.parsed is None:
+        return [dict(u) for u in UNKNOWN]
+    home, resolver = draft.home, draft.ctx.resolver
+
+    def split_room(name: str) -> tuple[str | None, str]:
+        word = home.leading_room_word(name)
+        return (word, name[len(word) :]) if word is not None else (None, name)
+
+    def type_of(name: str) -> str:
+        match = resolver.names.lookup(name)
+        if match is None:
+            return "Unknown"
+        types = {home.device(d).type for d in match.devices}
+        return types.pop() if len(types) == 1 else "Unknown"
+
+    return compact(
+        draft.parsed,
+        split_room,
+        type_of,
+        lambda place, noun: resolver.composed(place, noun) is not None,
+    )

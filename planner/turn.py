@@ -1,0 +1,131 @@
+"""A turn as a sequence of effects, with no I/O (h11's shape): the planner yields what it
+needs — fresh reads, a state-file write, the LLM's answer, the batches to send — and the
+driver (jiayu/engine.py, sync; jiayu/runtime.py, asyncio) does it and sends back the answer.
+`turn`, `run_due`, `handle` and a fired schedule all run these generators, so there is one
+loop, not one per API.
+
+    steps = turn(text, inputs, lexicon, fallback=False)
+    effect = next(steps)                # Read / Write / Consult / Send
+    effect = steps.send(answer)         # ... until StopIteration carries the Result
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Generator
+from dataclasses import dataclass
+from typing import Any
+
+from jiayu.compiler import Lexicon, compile_text
+from jiayu.compiler.understand import AskLLM, NotUnderstood, Understood, from_llm, gate
+from jiayu.planner import dialogue
+from jiayu.planner.draft import Draft, Inputs, Pause, Read, Reading, Write
+from jiayu.planner.finish import result, session_update
+from jiayu.planner.timing import Schedule
+from jiayu.resolver.session import PendingClarify, PendingConfirm
+from jiayu.result import Result
+
+
+@dataclass(frozen=True)
+class Consult:
+    """Ask the LLM fallback once (answer: its FallbackParse)."""
+
+    text: str
+    recent_devices: tuple[str, ...]
+    recent_rooms: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Send:
+    """Send the plan's batches (answer: whether the audit log failed). Before this effect the
+    session already holds what the turn changed in it; `draft` is the plan, and its batches'
+    `sent`/`failed` are filled in by the driver's runner."""
+
+    draft: Draft
+
+
+Effect = Read | Write | Consult | Send
+Steps = Generator[Effect, Any, Result]
+
+
+def turn(text: str, ctx: Inputs, lexicon: Lexicon, *, fallback: bool) -> Steps:
+    """One turn of one session, from the text to its Result."""
+    started = time.perf_counter()
+    compiled = compile_text(text, lexicon)
+    compile_s = time.perf_counter() - started
+    session = ctx.session
+    pending = session.pending
+    verdict = gate(
+        compiled,
+        answering=isinstance(pending, PendingClarify),
+        fallback=fallback,
+        session=session.id,
+    )
+    llm_s: float | None = None
+    if isinstance(verdict, AskLLM):
+        answer = yield Consult(text, tuple(session.recent_devices), tuple(session.recent_rooms))
+        llm_s = answer.call_s + answer.overhead_s
+        verdict = from_llm(answer, compiled, verdict.stray, session.id)
+
+    def body(draft: Draft) -> None:
+        draft.compiled = compiled
+        if isinstance(verdict, NotUnderstood):
+            if isinstance(pending, PendingConfirm | PendingClarify):
+                draft.pending = pending  # not understood is no answer: keep waiting
+            draft.say("unknown", verdict.reply)
+            return
+        assert isinstance(verdict, Understood)
+        draft.source, draft.parsed, draft.llm_compact = (
+            verdict.source,
+            verdict.parsed,
+            verdict.compact,
+        )
+        dialogue.utterance(draft, verdict.clauses)
+
+    draft = yield from _planned(text, ctx, body, pending_in=pending)
+    draft.timings["compile"] = compile_s
+    if llm_s is not None:
+        draft.timings["llm"] = llm_s
+    session_update(draft).apply(session)
+    audit_failed = yield Send(draft)
+    return result(draft, audit_failed=bool(audit_failed))
+
+
+def fire(schedule: Schedule, ctx: Inputs) -> Steps:
+    """A schedule whose time has come: not a turn of the user's, so the session's focus and
+    any question it waits on are left as they are."""
+
+    def body(draft: Draft) -> None:
+        draft.source = "grammar"
+        dialogue.fired(draft, schedule)
+
+    draft = yield from _planned(schedule.text, ctx, body)
+    audit_failed = yield Send(draft)
+    return result(draft, audit_failed=bool(audit_failed))
+
+
+def _planned(
+    text: str,
+    ctx: Inputs,
+    body: Callable[[Draft], None],
+    *,
+    pending_in: PendingClarify | PendingConfirm | None = None,
+) -> Generator[Read | Write, Any, Draft]:
+    """Plan in passes: a pass that pauses for reads or a write is run again from the start
+    once they are answered (see planner/draft.py)."""
+    known: dict[str, Reading] = {}
+    written: list[object] = []
+    while True:
+        started = time.perf_counter()
+        draft = Draft(text, ctx, known, written, pending_in)
+        try:
+            body(draft)
+        except Pause as pause:
+            need = pause.need
+            if isinstance(need, Read):
+                known.update((yield need))
+            else:
+                written.append((yield need))
+            continue
+        draft.timings["plan"] = time.perf_counter() - started - draft.timings.get("resolve", 0.0)
+        return draft
