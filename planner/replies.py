@@ -102,5 +102,6 @@ def when_phrase(at: datetime, now: datetime) -> str:
         minutes = max(1, round(ahead / 60))
         return say("when.half_hour") if minutes == 30 else say("when.minutes", minutes=minutes)
     days = (at.date() - now.date()).days
-    key = {0: "when.today", 1: "when.tomorrow", 2: "when.day_after"}.get(days, "when.date")
-    return say(key, at=at)
+    return say(
+        {0: "when.today", 1: "when.tomorrow", 2: "when.day_after"}.get(days, "when.date"), at=at
+    )

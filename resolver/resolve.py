@@ -444,9 +444,12 @@ class Resolver:
                 if target
                 else None
             ) or say("word.device")
-            key = "ask.too_many_rooms" if len(set(rooms)) > 1 else "ask.too_many"
-            action = clause.action if clause is not None else None
-            return say(key, found=len(devices), noun=noun, action=action)
+            return say(
+                "ask.too_many_rooms" if len(set(rooms)) > 1 else "ask.too_many",
+                found=len(devices),
+                noun=noun,
+                action=clause.action if clause is not None else None,
+            )
         bares = {self.home.bare_name(d) for d in devices}
         if len(set(rooms)) == len(rooms) and len(bares) == 1 and None not in bares:
             words = [shown(self.home.room(r).name) for r in rooms]
@@ -461,8 +464,10 @@ class Resolver:
             what = say("what.read", attribute=clause.attribute)
         else:
             what = say("what.do", action=clause.action)
-        key = "refuse.unsupported_more" if len(candidates) > 3 else "refuse.unsupported"
-        return say(key, names=names, what=what)
+        more = len(candidates) > 3
+        return say(
+            "refuse.unsupported_more" if more else "refuse.unsupported", names=names, what=what
+        )
 
     def _not_found(self, target: Target) -> str:
         noun = shown(target.name.said if target.name else (target.type_word or say("word.device")))
