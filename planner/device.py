@@ -13,7 +13,7 @@ from typing import Any
 
 from jiayu.actions import command_for, value_attribute
 from jiayu.catalog import format_number, params_error, value_range
-from jiayu.grammar.phrases import attribute_word
+from jiayu.grammar.phrases import say
 from jiayu.home import Device
 from jiayu.ir import Clause, Command, Value
 from jiayu.text import shown
@@ -58,7 +58,7 @@ def plan(
         meaning = meanings[device.capabilities] = _meaning(clause, device)
     command, attribute = meaning
     if command is None:
-        return Refusal(device.id, f"{shown(device.name)}不支持这个操作")
+        return Refusal(device.id, say("refuse.cannot", name=shown(device.name)))
     if attribute is None:
         return Command(device.id, command)
     value = clause.value
@@ -68,9 +68,9 @@ def plan(
     elif attribute == "fan_speed":
         speed = _speed(value, read)
         if speed is None:
-            return Refusal(device.id, f"{shown(device.name)}的风速读不到")
+            return Refusal(device.id, say("refuse.speed_unreadable", name=shown(device.name)))
         if speed not in (*SPEEDS, "auto"):
-            return Refusal(device.id, f"{shown(device.name)}风速可调范围是1到100")
+            return Refusal(device.id, say("refuse.speed_range", name=shown(device.name)))
         params = {"speed": speed}
     else:
         number = _number(device, command, attribute, value, read)
@@ -81,7 +81,7 @@ def plan(
     if error is not None:
         if "value" in params and value_range(device, command) is not None:
             return _out_of_range(device, command, attribute)
-        return Refusal(device.id, f"{shown(device.name)}不接受这个值：{error}")
+        return Refusal(device.id, say("refuse.bad_value", name=shown(device.name), error=error))
     return Command(device.id, command, params)
 
 
@@ -98,9 +98,10 @@ def _out_of_range(device: Device, command: str, attribute: str) -> Refusal:
     bounds = value_range(device, command)
     assert bounds is not None
     low, high = (format_number(b) for b in bounds)
-    unit = {"target_temperature": "度", "color_temp": "K"}.get(attribute, "")
-    what = f"{shown(device.name)}{attribute_word(attribute)}"
-    return Refusal(device.id, f"{what}可调范围是{low}到{high}{unit}")
+    reason = say(
+        "refuse.out_of_range", name=shown(device.name), attribute=attribute, low=low, high=high
+    )
+    return Refusal(device.id, reason)
 
 
 def _number(
@@ -118,9 +119,8 @@ def _number(
     elif value.kind == "relative":
         current = (read or {}).get(attribute)
         if not isinstance(current, int | float) or isinstance(current, bool):
-            return Refusal(
-                device.id, f"读不到{shown(device.name)}现在的{attribute_word(attribute)}"
-            )
+            reason = say("refuse.unreadable", name=shown(device.name), attribute=attribute)
+            return Refusal(device.id, reason)
         step = value.number if value.number is not None else STEPS.get(attribute, 1)
         direction = value.direction or value.warmth
         if attribute == "color_temp" and value.warmth:

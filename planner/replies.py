@@ -7,31 +7,12 @@ from datetime import datetime
 from typing import Any
 
 from jiayu.catalog import format_number
-from jiayu.grammar.phrases import attribute_word
+from jiayu.grammar.phrases import COMMAND_VERBS as COMMAND_VERBS  # engine.py imports it from here
+from jiayu.grammar.phrases import WORDS, say
 from jiayu.home import Device, Home
 from jiayu.ir import Clause, Command
 from jiayu.text import shown
 
-COMMAND_VERBS = {
-    "turn_on": "打开",
-    "turn_off": "关闭",
-    "open": "打开",
-    "close": "关闭",
-    "stop": "停下",
-    "lock": "锁上",
-    "unlock": "解锁",
-    "open_valve": "打开",
-    "close_valve": "关闭",
-    "mute": "静音",
-    "unmute": "取消静音",
-    "play": "播放",
-    "pause": "暂停",
-    "next_track": "切到下一首",
-    "previous_track": "切到上一首",
-}
-_MODES = {"cool": "制冷", "heat": "制热", "dry": "除湿", "fan": "送风", "auto": "自动"}
-_SPEEDS = {"low": "低速", "medium": "中速", "high": "高速", "auto": "自动"}
-_CLASSIFIER = {"Light": "盏", "AirConditioner": "台", "Television": "台", "Washer": "台"}
 _MAX_LISTED = 3
 
 
@@ -43,29 +24,19 @@ def names_phrase(home: Home, device_ids: Sequence[str], clause: Clause | None = 
         if target is not None and target.type_word:
             kind, noun = target.device_type or "", target.type_word
         else:
-            kind, noun = "", "设备"
-        return f" {len(unique)} {_CLASSIFIER.get(kind, '个')}{noun}"
-    names = [shown(home.device(d).name) for d in unique]
-    return names[0] if len(names) == 1 else "、".join(names[:-1]) + "和" + names[-1]
+            kind, noun = "", say("word.device")
+        return say("names.counted", count=len(unique), kind=kind, noun=noun)
+    return say("names.listed", names=[shown(home.device(d).name) for d in unique])
 
 
 def value_phrase(attribute: str, value: Any) -> str:
     """26度 / 50% / 4500K / 制热 / 高速."""
     if attribute == "mode":
-        return _MODES.get(str(value), str(value))
+        return say("value.mode", mode=value)
     if attribute == "fan_speed":
-        return _SPEEDS.get(str(value), str(value))
+        return say("value.speed", speed=value)
     number = format_number(value) if isinstance(value, int | float) else str(value)
-    unit = {
-        "target_temperature": "度",
-        "temperature": "度",
-        "color_temp": "K",
-        "humidity": "%",
-        "brightness": "%",
-        "position": "%",
-        "illuminance": "勒克斯",
-    }
-    return f"{number}{unit.get(attribute, '')}"
+    return say("value.number", number=number, attribute=attribute)
 
 
 def done_phrase(home: Home, clause: Clause | None, sent: Sequence[Command]) -> str:
@@ -78,8 +49,8 @@ def done_phrase(home: Home, clause: Clause | None, sent: Sequence[Command]) -> s
     for (name, _), devices in groups.items():
         params = next(c.params for c in sent if c.command == name and c.device == devices[0])
         who = names_phrase(home, devices, clause)
-        if name in COMMAND_VERBS:
-            parts.append(f"已{COMMAND_VERBS[name]}{who}")
+        if name in COMMAND_VERBS:  # a command that takes no value
+            parts.append(say("done.command", command=name, devices=who))
             continue
         attribute = {
             "set_brightness": "brightness",
@@ -91,26 +62,20 @@ def done_phrase(home: Home, clause: Clause | None, sent: Sequence[Command]) -> s
             "set_volume": "volume",
         }[name]
         value = next(iter(params.values()))
-        parts.append(f"已把{who}{attribute_word(attribute)}调到{value_phrase(attribute, value)}")
-    return "，".join(parts)
+        said = value_phrase(attribute, value)
+        parts.append(say("done.set", devices=who, attribute=attribute, value=said))
+    return say("done.all", parts=parts)
 
 
 def answer_phrase(home: Home, device: Device, attribute: str, value: Any) -> str:
     """客厅温湿度计温度27.5度 / 客厅空调开着 / 入户门锁已上锁."""
     name = shown(device.name)
     if value is None:
-        return f"{name}没有报告{attribute_word(attribute)}"
-    if attribute == "on":
-        return f"{name}{'开着' if value else '关着'}"
-    if attribute == "locked":
-        return f"{name}{'已上锁' if value else '没有上锁'}"
-    if attribute == "open":
-        return f"{name}{'开着' if value else '关着'}"
-    if attribute == "playing":
-        return f"{name}{'正在播放' if value else '没有在播放'}"
-    if attribute == "muted":
-        return f"{name}{'已静音' if value else '没有静音'}"
-    return f"{name}{attribute_word(attribute)}{value_phrase(attribute, value)}"
+        return say("answer.unreported", name=name, attribute=attribute)
+    if attribute in WORDS["answer_yes"]:  # said as a state (开着 / 关着), not as a value
+        return say("answer.yes" if value else "answer.no", name=name, attribute=attribute)
+    said = value_phrase(attribute, value)
+    return say("answer.value", name=name, attribute=attribute, value=said)
 
 
 def reading_phrase(where: str, attribute: str, value: float) -> str:
@@ -119,29 +84,15 @@ def reading_phrase(where: str, attribute: str, value: float) -> str:
     if not where:
         return shown_value
     if attribute == "temperature":
-        return f"{where}现在{shown_value}"
-    return f"{where}{attribute_word(attribute)}现在{shown_value}"
-
-
-_STATE_WORDS = {
-    "on": ("开着", "关着"),
-    "open": ("开着", "关着"),
-    "position": ("开着", "关着"),
-    "locked": ("锁着", "没锁"),
-    "playing": ("在播放", "没在播放"),
-    "muted": ("静音了", "没静音"),
-}
+        return say("reading.temperature", where=where, value=shown_value)
+    return say("reading.other", where=where, attribute=attribute, value=shown_value)
 
 
 def state_word(attribute: str, value: Any) -> str:
     """The word for whether a device is in a state (开着 / 关着 / 锁着 / 没锁), so a question's
     expected value and a read compare by meaning: a cover at 30% is 开着, like True."""
-    yes, no = _STATE_WORDS.get(attribute, ("是", "不是"))
-    if isinstance(value, bool) or value is None:
-        return yes if value else no
-    if isinstance(value, int | float):
-        return yes if value > 0 else no
-    return yes if value else no
+    yes = value > 0 if isinstance(value, int | float) else bool(value)
+    return say("word.state_yes" if yes else "word.state_no", attribute=attribute)
 
 
 def when_phrase(at: datetime, now: datetime) -> str:
@@ -149,7 +100,8 @@ def when_phrase(at: datetime, now: datetime) -> str:
     ahead = (at - now).total_seconds()
     if ahead < 3600:
         minutes = max(1, round(ahead / 60))
-        return "半小时后" if minutes == 30 else f"{minutes}分钟后"
+        return say("when.half_hour") if minutes == 30 else say("when.minutes", minutes=minutes)
     days = (at.date() - now.date()).days
-    day = {0: "今天", 1: "明天", 2: "后天"}.get(days, f"{at.month}月{at.day}日")
-    return f"{day}{at:%H:%M}"
+    return say(
+        {0: "when.today", 1: "when.tomorrow", 2: "when.day_after"}.get(days, "when.date"), at=at
+    )

@@ -13,7 +13,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from jiayu.actions import can_do
-from jiayu.grammar.phrases import attribute_word
+from jiayu.grammar.phrases import ACTION_WORDS as ACTION_WORDS  # engine.py imports it from here
+from jiayu.grammar.phrases import say
 from jiayu.home import Home
 from jiayu.ir import Clause, MatchKind, Place, Target
 from jiayu.resolver.names import FUZZY_MARGIN, NameIndex, NameMatch
@@ -22,24 +23,6 @@ from jiayu.text import shown
 
 MAX_READ_OUT = 4
 """A question names at most this many candidates; with more it asks for the room or a count."""
-
-ACTION_WORDS = {
-    "on": "打开",
-    "off": "关闭",
-    "set": "调节",
-    "adjust": "调节",
-    "query": "查询",
-    "mute": "静音",
-    "unmute": "取消静音",
-    "play": "播放",
-    "pause": "暂停",
-    "next_track": "切到下一首",
-    "previous_track": "切到上一首",
-    "stop": "停止",
-    "scene": "执行",
-    "select": "操作",
-}
-_COUNT_WORDS = {1: "一", 2: "两", 3: "三", 4: "四", 5: "五", 6: "六", 7: "七", 8: "八", 9: "九"}
 
 
 @dataclass(frozen=True)
@@ -174,7 +157,8 @@ class Resolver:
             index = answer.ordinal - 1 if answer.ordinal > 0 else len(options) + answer.ordinal
             if 0 <= index < len(options):
                 return Found((options[index],))
-            return Ask(options, f"只有 {len(options)} 个选项，" + self._question(options))
+            question = self._question(options)
+            return Ask(options, say("ask.only_options", count=len(options), question=question))
         target = answer.target
         if target is None:
             return None
@@ -204,12 +188,11 @@ class Resolver:
     def _carried(
         self, clause: Clause, session: Session, previous: tuple[str, ...] | None
     ) -> Resolution:
-        verb = ACTION_WORDS.get(clause.action, "操作")
         if previous is not None:
             # An earlier clause of this utterance named the target: it is shared, and if
             # it found nothing this clause does not guess from older turns.
             if not previous:
-                return Ask((), f"要{verb}哪个设备？")
+                return Ask((), say("ask.which_device", action=clause.action))
             able = self._able(previous, clause)
             if able:
                 return Found(able)
@@ -217,7 +200,7 @@ class Resolver:
         for device_id in session.recent_devices:
             if can_do(self.home.device(device_id), clause):
                 return Found((device_id,))
-        return Ask((), f"要{verb}哪个设备？")
+        return Ask((), say("ask.which_device", action=clause.action))
 
     def _reference(
         self, clause: Clause, target: Target, session: Session, previous: tuple[str, ...] | None
@@ -237,8 +220,7 @@ class Resolver:
             if target.device_type is None or self.home.device(d).serves_as(target.device_type)
         ]
         if not able:
-            verb = ACTION_WORDS.get(clause.action, "操作")
-            return Ask((), f"你说的是哪个设备？我不确定要{verb}哪个。")
+            return Ask((), say("ask.which_referent", action=clause.action))
         return Found(tuple(able) if target.reference == "they" else (able[0],))
 
     def _target(
@@ -293,7 +275,7 @@ class Resolver:
                 return removed
             candidates = tuple(d for d in candidates if d not in removed)
         if not candidates:
-            return Refuse(f"没有找到{self._describe(target)}")
+            return Refuse(self._not_found(target))
         if is_set:
             return self._set(clause, candidates, target)
         return self._single(clause, candidates, session, focus, target, match_kind)
@@ -336,10 +318,15 @@ class Resolver:
         if target.quantifier == "any":
             return Found((able[0],))
         if target.count is not None and target.count != len(able):
-            noun = target.type_word or (target.name.text if target.name else "设备")
-            count = _COUNT_WORDS.get(target.count, str(target.count))
-            verb = ACTION_WORDS.get(clause.action, "操作")
-            return Ask(able, f"找到 {len(able)} 个{noun}，要{verb}哪{count}个？")
+            noun = target.type_word or (target.name.text if target.name else say("word.device"))
+            question = say(
+                "ask.which_count",
+                found=len(able),
+                noun=noun,
+                action=clause.action,
+                count=target.count,
+            )
+            return Ask(able, question)
         return Found(able)
 
     # --- pieces -------------------------------------------------------------
@@ -352,13 +339,14 @@ class Resolver:
             return match.devices, kind
         fuzzy = self.names.fuzzy(target.name.text)
         if not fuzzy:
-            return Refuse(f"没有找到“{shown(target.name.said)}”")
+            return Refuse(say("refuse.no_such_name", name=shown(target.name.said)))
         best = fuzzy[0][1]
         close = [m for _, m in fuzzy[1:] if best.score * 100 - m.score * 100 < FUZZY_MARGIN]
         if close:
             ids = self._sorted({d for m in (best, *close) for d in m.devices})
+            question = self._question(ids)
             return Ask(
-                ids, f"没有叫“{shown(target.name.said)}”的设备，你是说" + self._question(ids)
+                ids, say("ask.did_you_mean", name=shown(target.name.said), question=question)
             )
         return best.devices, "fuzzy"
 
@@ -393,7 +381,7 @@ class Resolver:
                 here = area if area is not None and place.kind == "this_room" else None
                 here = here or self._focus_room(session, focus)
                 if here is None:
-                    return Ask((), f"“{place.text}”是指哪个房间？")
+                    return Ask((), say("ask.which_room", place=place.text))
                 if place.kind == "this_room":
                     ids.update(d.id for d in self.home.devices_in_room(here))
                 else:
@@ -422,7 +410,7 @@ class Resolver:
         if target.name is not None:
             match = self.names.lookup(target.name.text)
             if match is None:
-                return Refuse(f"没有找到要排除的“{shown(target.name.said)}”")
+                return Refuse(say("refuse.no_such_exclusion", name=shown(target.name.said)))
             pool &= set(match.devices)
         if target.device_type is not None:
             pool &= set(self._of_type(target.device_type))
@@ -455,33 +443,34 @@ class Resolver:
                 else target.type_word
                 if target
                 else None
-            ) or "设备"
-            verb = ACTION_WORDS.get(clause.action, "操作") if clause is not None else "操作"
-            where = "哪个房间的" if len(set(rooms)) > 1 else "哪一个"
-            return f"找到 {len(devices)} 个{noun}，要{verb}{where}？还是全部？"
+            ) or say("word.device")
+            return say(
+                "ask.too_many_rooms" if len(set(rooms)) > 1 else "ask.too_many",
+                found=len(devices),
+                noun=noun,
+                action=clause.action if clause is not None else None,
+            )
         bares = {self.home.bare_name(d) for d in devices}
         if len(set(rooms)) == len(rooms) and len(bares) == 1 and None not in bares:
             words = [shown(self.home.room(r).name) for r in rooms]
-            return f"{_either(words)}的{bares.pop()}？"
-        return f"{_either([shown(d.name) for d in devices])}？"
+            return say("ask.rooms_of", rooms=words, bare=bares.pop())
+        return say("ask.one_of", names=[shown(d.name) for d in devices])
 
     def _cannot(self, candidates: Sequence[str], clause: Clause) -> str:
-        names = "、".join(shown(self.home.device(d).name) for d in candidates[:3])
-        more = "等" if len(candidates) > 3 else ""
-        what = ACTION_WORDS.get(clause.action, "操作")
+        names = [shown(self.home.device(d).name) for d in candidates[:3]]
         if clause.value is not None and clause.value.attribute:
-            what = f"调节{attribute_word(clause.value.attribute)}"
+            what = say("what.set", attribute=clause.value.attribute)
         elif clause.action == "query" and clause.attribute:
-            what = f"读取{attribute_word(clause.attribute)}"
-        return f"{names}{more}不支持{what}"
+            what = say("what.read", attribute=clause.attribute)
+        else:
+            what = say("what.do", action=clause.action)
+        more = len(candidates) > 3
+        return say(
+            "refuse.unsupported_more" if more else "refuse.unsupported", names=names, what=what
+        )
 
-    def _describe(self, target: Target) -> str:
-        where = "、".join(p.text for p in target.places)
-        noun = target.name.said if target.name else (target.type_word or "设备")
-        return f"{where}的{shown(noun)}" if where else shown(noun)
-
-
-def _either(words: Sequence[str]) -> str:
-    if len(words) == 1:
-        return words[0]
-    return "、".join(words[:-1]) + "还是" + words[-1]
+    def _not_found(self, target: Target) -> str:
+        noun = shown(target.name.said if target.name else (target.type_word or say("word.device")))
+        if target.places:
+            return say("refuse.not_found_in", places=[p.text for p in target.places], noun=noun)
+        return say("refuse.not_found", noun=noun)

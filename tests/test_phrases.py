@@ -1,0 +1,200 @@
+"""The phrase book (grammar/phrases.py): every key is said somewhere, every caller passes
+exactly the fields its template names, and the modules converted to it hold no Chinese."""
+
+from __future__ import annotations
+
+import ast
+import re
+import string
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+
+import pytest
+
+from jiayu.grammar.phrases import JOINS, TEMPLATES, UNKNOWN_WORDS, WORDS, say
+
+ROOT = Path(__file__).resolve().parents[1]
+SOURCE_DIRS = ("jiayu", "grammar", "compiler", "resolver", "planner", "executor", "corpus")
+
+GUARDED = ("resolver/resolve.py", "planner/replies.py", "planner/device.py")
+"""Modules whose every reply word comes from the phrase book: no Chinese in their string
+literals. A module joins this list once its replies are converted."""
+
+_CJK = re.compile("[\u3000-\u303f\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff00-\uffef]")
+"""CJK ideographs, CJK punctuation (、) and full-width forms (，？): reply text, all of it."""
+
+
+@dataclass(frozen=True)
+class Call:
+    """One `say(...)` in the source: the keys it may say and the fields it passes."""
+
+    where: str
+    keys: tuple[str, ...]
+    fields: frozenset[str]
+
+
+def _sources() -> Iterator[Path]:
+    for folder in SOURCE_DIRS:
+        yield from sorted((ROOT / folder).rglob("*.py"))
+
+
+def _imports_say(tree: ast.Module) -> bool:
+    # Only the phrase book's own `say`: the engine's Draft.say is another thing.
+    return any(
+        isinstance(node, ast.ImportFrom)
+        and node.module == "jiayu.grammar.phrases"
+        and any(alias.name == "say" for alias in node.names)
+        for node in ast.walk(tree)
+    )
+
+
+def _calls() -> list[Call]:
+    calls: list[Call] = []
+    for path in _sources():
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        if path != ROOT / "grammar" / "phrases.py" and not _imports_say(tree):
+            continue
+        for node in ast.walk(tree):
+            if not (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Name)
+                and node.func.id == "say"
+                and node.args
+            ):
+                continue
+            where = f"{path.relative_to(ROOT)}:{node.lineno}"
+            # The key may be chosen (a if x else b, {0: a}.get(n, b)): every string in the
+            # key expression is a key it may say.
+            keys = tuple(
+                c.value
+                for c in ast.walk(node.args[0])
+                if isinstance(c, ast.Constant) and isinstance(c.value, str)
+            )
+            assert all(k.arg is not None for k in node.keywords), f"{where}: say(**values)"
+            fields = frozenset(k.arg for k in node.keywords if k.arg is not None)
+            calls.append(Call(where, keys, fields))
+    return calls
+
+
+CALLS = _calls()
+
+
+def _fields(template: str) -> frozenset[str]:
+    """The values a template takes: the root of each field ({at.month} takes `at`)."""
+    return frozenset(
+        re.split(r"[.\[]", name)[0]
+        for _, name, _, _ in string.Formatter().parse(template)
+        if name is not None
+    )
+
+
+def _specs(template: str) -> set[str]:
+    return {spec for _, name, spec, _ in string.Formatter().parse(template) if name and spec}
+
+
+def test_every_call_names_its_keys_literally() -> None:
+    # A key built at run time could not be checked here, nor found by the next test.
+    for call in CALLS:
+        assert call.keys, f"{call.where}: the key is not a literal"
+        unknown = [k for k in call.keys if k not in TEMPLATES]
+        assert not unknown, f"{call.where}: no such phrase {unknown}"
+
+
+def test_every_key_is_said_somewhere() -> None:
+    said = {key for call in CALLS for key in call.keys}
+    assert set(TEMPLATES) - said == set()
+
+
+@pytest.mark.parametrize("call", CALLS, ids=lambda c: c.where)
+def test_callers_pass_exactly_the_fields_of_the_template(call: Call) -> None:
+    for key in call.keys:
+        assert _fields(TEMPLATES[key]) == call.fields, f"{call.where}: {key}"
+
+
+def test_every_word_table_and_join_is_named_by_a_template() -> None:
+    specs = set().union(*(_specs(t) for t in TEMPLATES.values()))
+    assert set(WORDS) | set(JOINS) <= specs
+    assert set(UNKNOWN_WORDS) <= set(WORDS)
+    assert not set(WORDS) & set(JOINS)  # a spec means one thing
+
+
+_SAMPLES: dict[str, object] = {
+    "at": datetime(2024, 5, 1, 7, 5),
+    "names": ["客厅灯", "卧室灯"],
+    "rooms": ["客厅", "卧室"],
+    "places": ["客厅"],
+    "parts": ["已打开客厅灯"],
+}
+
+
+@pytest.mark.parametrize("key", sorted(TEMPLATES))
+def test_every_template_formats(key: str) -> None:
+    values = {name: _SAMPLES.get(name, "值") for name in _fields(TEMPLATES[key])}
+    said = say(key, **values)
+    assert said and "{" not in said and "}" not in said
+
+
+def test_the_builder_looks_up_words_and_joins_lists() -> None:
+    assert say("ask.which_device", action="on") == "要打开哪个设备？"
+    assert say("ask.which_device", action=None) == "要操作哪个设备？"  # a table's own default
+    assert say("word.attribute", attribute="wattage") == "wattage"  # else the value itself
+    assert say("ask.which_count", found=3, noun="灯", action="off", count=2) == (
+        "找到 3 个灯，要关闭哪两个？"
+    )
+    assert say("ask.one_of", names=["甲"]) == "甲？"
+    assert say("ask.one_of", names=["甲", "乙", "丙"]) == "甲、乙还是丙？"
+    assert say("names.listed", names=["甲", "乙", "丙"]) == "甲、乙和丙"
+    assert say("done.all", parts=[]) == ""
+    assert say("when.date", at=datetime(2024, 5, 9, 7, 5)) == "5月9日07:05"
+    assert say("value.number", number="26", attribute="target_temperature") == "26度"
+
+
+def test_the_builder_is_strict() -> None:
+    with pytest.raises(KeyError):
+        say("ask.no_such_phrase")
+    with pytest.raises(KeyError):
+        say("ask.which_device")  # its field is missing
+    with pytest.raises(TypeError):
+        say("ask.which_device", action="on", noun="灯")  # a value it never says
+
+
+def _chinese_literals(source: str) -> list[tuple[int, str]]:
+    """String literals with CJK in them, by line; docstrings (a string standing alone as a
+    statement) are prose, not replies, and comments are not in the tree at all."""
+    tree = ast.parse(source)
+    prose = {
+        id(node.value)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant)
+    }
+    return [
+        (node.lineno, node.value)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Constant)
+        and isinstance(node.value, str)
+        and id(node) not in prose
+        and _CJK.search(node.value)
+    ]
+
+
+def test_the_guard_sees_chinese_in_any_literal_but_not_in_prose() -> None:
+    source = '''
+"""模块：docstring."""
+X = 1
+"""属性 docstring."""
+def f(name: str) -> str:
+    """函数 docstring."""
+    # 注释
+    a = "open"
+    b = f"已打开{name}"
+    return a + b + "，"
+'''
+    assert [line for line, _ in _chinese_literals(source)] == [9, 10]
+
+
+@pytest.mark.parametrize("module", GUARDED)
+def test_converted_modules_hold_no_reply_words(module: str) -> None:
+    found = _chinese_literals((ROOT / module).read_text(encoding="utf-8"))
+    assert not found, f"{module}: reply words belong in grammar/phrases.py: {found}"
