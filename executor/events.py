@@ -1,6 +1,7 @@
 """Live events of the asyncio runtime (seed 004's real-time push), per session.
 
-Each command publishes started / finished / failed, each turn done / failed, in the
+Each command publishes started / finished / failed, each turn done / failed, each
+background scene started / finished / failed / cancelled (seed 004's vibe events), in the
 order they happen, to the session's subscribers: async iterators (one queue each)
 and plain callbacks. A slow subscriber never blocks sending: its queue is unbounded
 and is dropped when the subscriber goes away.
@@ -20,7 +21,15 @@ if TYPE_CHECKING:
 log = logging.getLogger("jiayu")
 
 EventKind = Literal[
-    "command.started", "command.finished", "command.failed", "turn.done", "turn.failed"
+    "command.started",
+    "command.finished",
+    "command.failed",
+    "turn.done",
+    "turn.failed",
+    "scene.started",
+    "scene.finished",
+    "scene.failed",
+    "scene.cancelled",
 ]
 
 
@@ -44,6 +53,8 @@ class Event:
     """For failures: why (offline, timeout, refused, audit, ...)."""
     reply: str | None = None
     """For turn events: the final reply."""
+    scene: str | None = None
+    """For scene events: the scene's name."""
 
 
 Callback = Callable[[Event], None]

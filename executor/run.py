@@ -4,6 +4,11 @@ The engine plans (resolve, compute each command from fresh reads, hold the risky
 ones); this module is the only place that sends. `SyncRunner` drives a blocking
 `Hub`; `executor/arun.py` drives an `AsyncHub` with the same plan and the same
 report, so the sync API, the asyncio runtime and schedules share one planner.
+
+A hub with `read_many`/`send_many` (a `BatchHub`) is asked for all of a clause's reads in
+one call, and sent each batch's commands to distinct devices in one call; a hub with only
+`read`/`send` is called once per device. Whatever a hub raises, or however it breaks its
+contract, is a failure of the devices in that call (CONTRACTS §5), never an exception here.
 """
 
 from __future__ import annotations
@@ -15,6 +20,7 @@ from typing import Any, Literal
 
 from jiayu.executor.audit import AuditError, AuditLog
 from jiayu.executor.hubs import Hub, HubError
+from jiayu.executor.hubs.base import Reads, Sends
 from jiayu.ir import Command
 from jiayu.planner.plan import Batch
 
@@ -39,19 +45,38 @@ Listener = Callable[[EventKind, Command, str | None], None]
 """Told of each command as it starts, finishes or fails (with the reason)."""
 
 
+ReadMany = Callable[[Sequence[str]], Reads]
+SendMany = Callable[[Sequence[Command]], Sends]
+
+
 class SyncRunner:
     """Sends batches in order through a blocking hub, writing the audit log ahead."""
 
     def __init__(self, hub: Hub, audit: AuditLog | None) -> None:
         self.hub = hub
         self.audit = audit
+        # A hub written for an older jiayu has neither; looked up once, not per turn.
+        self._read_many: ReadMany | None = getattr(hub, "read_many", None)
+        self._send_many: SendMany | None = getattr(hub, "send_many", None)
 
     def read(self, device_id: str) -> Mapping[str, Any] | HubError:
         """A fresh read, or the hub's error (never raised: the planner decides what it means)."""
         try:
             return self.hub.read(device_id)
-        except HubError as err:
-            return err
+        except Exception as exc:
+            return hub_failure(device_id, exc)
+
+    def read_many(self, device_ids: Sequence[str]) -> Reads:
+        """Fresh reads of these devices (each once), in one hub call when the hub can; a
+        device that cannot be read maps to its HubError. Never raises."""
+        wanted = list(dict.fromkeys(device_ids))
+        if self._read_many is None:
+            return {device_id: self.read(device_id) for device_id in wanted}
+        try:
+            got = self._read_many(wanted)
+        except Exception as exc:
+            return fail_reads(wanted, exc)
+        return complete_reads(wanted, got)
 
     def run(
         self,
@@ -61,26 +86,125 @@ class SyncRunner:
         text: str,
         listener: Listener | None = None,
     ) -> Report:
-        """Send every batch's commands in order; a failed audit write stops the rest."""
+        """Send every batch's commands in order; a failed audit write stops the rest.
+
+        With a `send_many` hub, a batch goes out in `send_groups`: one call per group."""
         report = Report()
         for batch in batches:
-            for command in batch.commands:
-                if report.audit_failed or not audit_line(
-                    self.audit, session, text, command, "sending"
-                ):
-                    report.audit_failed = True  # this command and every later one: not sent
+            for group in send_groups(batch.commands, together=self._send_many is not None):
+                ready = audit_ahead(group, report, self.audit, session, text)
+                if not ready:
                     continue
                 if listener is not None:
-                    listener("started", command, None)
-                try:
-                    self.hub.send(command.device, command.command, command.params)
-                except HubError as err:
-                    result = err.reason
-                else:
-                    result = "ok"
-                if not settle(batch, command, result, self.audit, session, text, listener):
-                    report.audit_failed = True
+                    for command in ready:
+                        listener("started", command, None)
+                results = self._send(ready)
+                for command, result in zip(ready, results, strict=True):
+                    if not settle(batch, command, result, self.audit, session, text, listener):
+                        report.audit_failed = True
         return report
+
+    def _send(self, commands: list[Command]) -> list[str]:
+        """Each command's result, "ok" or the reason it failed."""
+        if self._send_many is None:
+            return [self._send_one(command) for command in commands]
+        try:
+            got = self._send_many(commands)
+        except Exception as exc:
+            return fail_sends(commands, exc)
+        return complete_sends(commands, got)
+
+    def _send_one(self, command: Command) -> str:
+        try:
+            self.hub.send(command.device, command.command, command.params)
+        except Exception as exc:
+            return hub_failure(command.device, exc).reason
+        return "ok"
+
+
+def send_groups(commands: Sequence[Command], *, together: bool) -> list[list[Command]]:
+    """The commands in order, cut into the groups that each go out in one hub call: with
+    `together` (a hub with `send_many`), consecutive runs with no device twice, so a device's
+    commands keep their order; else one command per group."""
+    groups: list[list[Command]] = []
+    devices: set[str] = set()
+    for command in commands:
+        if not groups or not together or command.device in devices:
+            groups.append([])
+            devices = set()
+        groups[-1].append(command)
+        devices.add(command.device)
+    return groups
+
+
+def audit_ahead(
+    group: Sequence[Command], report: Report, audit: AuditLog | None, session: str, text: str
+) -> list[Command]:
+    """Write the "sending" line of each command of a group about to go out, in order; the
+    ones that may be sent. At the first line that cannot be written that command and every
+    later one (of this turn) are not sent: `report.audit_failed` says so."""
+    ready: list[Command] = []
+    for command in group:
+        if report.audit_failed or not audit_line(audit, session, text, command, "sending"):
+            report.audit_failed = True
+            break
+        ready.append(command)
+    return ready
+
+
+def hub_failure(device: str, exc: BaseException) -> HubError:
+    """What a hub's exception means for one device: a HubError as it is; a timeout as
+    "timeout"; anything else (a hub's bug, a dropped socket) as "error", logged with its
+    traceback since nobody else will see it."""
+    if isinstance(exc, HubError):
+        return exc
+    if isinstance(exc, TimeoutError):
+        return HubError(device, "timeout")
+    log.error("jiayu.hub_raised", exc_info=exc, extra={"device": device})
+    return HubError(device, "error")
+
+
+def fail_reads(device_ids: Sequence[str], exc: BaseException) -> Reads:
+    """A whole `read_many` call failed: every device in it failed the same way."""
+    reason = hub_failure(",".join(device_ids), exc).reason
+    return {device_id: HubError(device_id, reason) for device_id in device_ids}
+
+
+def complete_reads(device_ids: Sequence[str], got: object) -> Reads:
+    """A hub's `read_many` answer, held to its contract: a device it left out (or gave
+    something that is neither a state nor a HubError) is a failure, not a KeyError later."""
+    answer = got if isinstance(got, Mapping) else {}
+    reads: Reads = {}
+    for device_id in device_ids:
+        value = answer.get(device_id)
+        if isinstance(value, Mapping | HubError):
+            reads[device_id] = value
+        else:
+            log.error("jiayu.hub_no_read", extra={"device": device_id})
+            reads[device_id] = HubError(device_id, "error")
+    return reads
+
+
+def fail_sends(commands: Sequence[Command], exc: BaseException) -> list[str]:
+    """A whole `send_many` call failed: every command in it failed the same way."""
+    return [hub_failure(",".join(c.device for c in commands), exc).reason] * len(commands)
+
+
+def complete_sends(commands: Sequence[Command], got: object) -> list[str]:
+    """A hub's `send_many` answer as results, held to its contract: a command it gave no
+    answer for may have left, so it is "unconfirmed", never a success."""
+    answer = list(got) if isinstance(got, list | tuple) else []
+    results: list[str] = []
+    for index, command in enumerate(commands):
+        value = answer[index] if index < len(answer) else "missing"
+        if value is None:
+            results.append("ok")
+        elif isinstance(value, HubError):
+            results.append(value.reason)
+        else:
+            log.error("jiayu.hub_no_result", extra={"device": command.device})
+            results.append("unconfirmed")
+    return results
 
 
 def settle(

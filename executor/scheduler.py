@@ -14,7 +14,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from jiayu.executor.clock import Clock
-from jiayu.executor.schedules import LATE_LIMIT, Schedule, ScheduleStore
+from jiayu.executor.schedules import LATE_LIMIT, Dropped, Schedule, ScheduleStore
 
 log = logging.getLogger(__name__)
 
@@ -26,9 +26,14 @@ class Scheduler:
 
     It sleeps until the soonest schedule is due (no polling) and wakes early when the store
     changes, from any thread. Due schedules fire one at a time in time order, each taken out
-    of the store just before its `fire` is awaited; a schedule cancelled meanwhile does not
-    fire. A `fire` that raises is logged and the next one still fires. A schedule more than
-    `late_limit` late (the hub was down) is not fired but handed to `on_dropped`.
+    of the store (`ScheduleStore.take_due`, the rule the sync API keeps too) just before its
+    `fire` is awaited; a schedule cancelled meanwhile does not fire. A `fire` that raises is
+    logged and the next one still fires. A schedule more than `late_limit` late (the hub was
+    down), or one with a device `has_device` no longer knows, is not fired but handed to
+    `on_dropped` with why, so the runtime can tell the session that set it.
+
+    `start` needs only a running loop: the runtime starts it when it starts, and schedules
+    kept in the file from before a restart fire (or are dropped) at once.
     """
 
     def __init__(
@@ -37,13 +42,15 @@ class Scheduler:
         clock: Clock,
         fire: Fire,
         *,
-        on_dropped: Callable[[Schedule], None] | None = None,
+        on_dropped: Callable[[Schedule, Dropped], None] | None = None,
+        has_device: Callable[[str], bool] = lambda _: True,
         late_limit: timedelta = LATE_LIMIT,
     ) -> None:
         self.store = store
         self.clock = clock
         self.fire = fire
         self.on_dropped = on_dropped
+        self.has_device = has_device
         self.late_limit = late_limit
         self._task: asyncio.Task[None] | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -81,25 +88,29 @@ class Scheduler:
         while True:
             # Cleared before looking, so a change made while firing or sleeping is never missed.
             changed.clear()
-            for schedule in self.store.due(self.clock.now()):
-                await self._fire(schedule)
+            while fire := self._take_next():
+                await self._fire(fire)
             soonest = self.store.next_at()
             if soonest is not None and soonest <= self.clock.now():
                 continue
             await self._sleep(soonest, changed)
 
-    async def _fire(self, schedule: Schedule) -> None:
-        if self.store.claim(schedule.id) is None:
-            return  # cancelled while the ones before it fired
-        late = self.clock.now() - schedule.at
-        if late > self.late_limit:
-            log.warning("schedule %s is %s late: dropped", schedule.id, late)
+    def _take_next(self) -> Schedule | None:
+        """The next schedule to fire, taken out of the store; the ones not to fire that are
+        due by now are taken out too and handed to on_dropped."""
+        due = self.store.take_due(
+            self.clock.now(), self.has_device, limit=1, late_limit=self.late_limit
+        )
+        for schedule, why in due.dropped():
+            log.warning("schedule %s is dropped: %s", schedule.id, why)
             if self.on_dropped is not None:
                 try:
-                    self.on_dropped(schedule)
+                    self.on_dropped(schedule, why)
                 except Exception:
                     log.exception("on_dropped failed for schedule %s", schedule.id)
-            return
+        return due.fire[0] if due.fire else None
+
+    async def _fire(self, schedule: Schedule) -> None:
         try:
             await self.fire(schedule)
         except Exception:

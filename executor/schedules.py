@@ -8,7 +8,9 @@ back to the engine's `fire`, which validates the commands again and checks any c
 against a fresh read.
 
 Delivery is at most once: a schedule leaves the store just before it fires, so a crash
-during its fire does not send it a second time on restart.
+during its fire does not send it a second time on restart. `take_due` is the one rule both
+APIs take due schedules by: one whose device left the home is dropped (`gone`), one more than
+LATE_LIMIT late is not fired (`late`), and neither stops the others from firing.
 """
 
 from __future__ import annotations
@@ -18,9 +20,10 @@ import json
 import logging
 import threading
 from collections.abc import Callable, Iterable
-from datetime import datetime
+from dataclasses import dataclass
+from datetime import datetime, timedelta
 from pathlib import Path
-from typing import Any, cast
+from typing import Any, Literal, cast
 
 from jiayu.catalog import schema_message
 from jiayu.errors import Problem, json_pointer
@@ -39,6 +42,8 @@ from jiayu.preferences import StateFileError, read_state_file, write_state_file
 __all__ = [
     "LATE_LIMIT",
     "MAX_AHEAD",
+    "Dropped",
+    "Due",
     "Schedule",
     "ScheduleError",
     "ScheduleStore",
@@ -49,6 +54,26 @@ __all__ = [
 log = logging.getLogger(__name__)
 
 VERSION = 1
+
+Dropped = Literal["late", "gone"]
+"""Why a due schedule was not fired: more than the late limit late, or a device of it is no
+longer in the home."""
+
+
+@dataclass(frozen=True)
+class Due:
+    """What `take_due` took out of the store, each soonest first."""
+
+    fire: tuple[Schedule, ...] = ()
+    """To fire now (validated again, condition checked, by the engine)."""
+    late: tuple[Schedule, ...] = ()
+    """Not fired: due more than the late limit ago; the session that set it is to be told."""
+    gone: tuple[Schedule, ...] = ()
+    """Not fired: a device of it left the home; the session that set it is to be told."""
+
+    def dropped(self) -> list[tuple[Schedule, Dropped]]:
+        """The late and the gone ones, each with why."""
+        return [(s, "late") for s in self.late] + [(s, "gone") for s in self.gone]
 
 
 class ScheduleStore:
@@ -108,21 +133,39 @@ class ScheduleStore:
         """Take one schedule out; None when there is no such schedule (any more)."""
         return next(iter(self._take(lambda s: s.id == schedule_id)), None)
 
-    def claim(self, schedule_id: str) -> Schedule | None:
-        """Take one schedule out to fire it now; None when it is gone (cancelled meanwhile).
-        Unlike cancel, a file that cannot be written does not keep it: it fires, the failure
-        is logged, and the file catches up at its next write (a restart before then may see
-        it again, subject to LATE_LIMIT)."""
+    def take_due(
+        self,
+        now: datetime,
+        has_device: Callable[[str], bool],
+        *,
+        limit: int | None = None,
+        late_limit: timedelta = LATE_LIMIT,
+    ) -> Due:
+        """Take out every schedule due at `now`, sorted into `Due`: gone when `has_device` is
+        False for one of its devices (checked first: it could not fire at any time), late when
+        due more than `late_limit` ago, else to fire. `limit` caps how many to fire are taken
+        (the rest stay for the next call): the asyncio scheduler takes one at a time, so one
+        cancelled while the one before it fires does not fire. Each leaves the store once,
+        and a file that cannot be written does not keep it: the failure is logged, and the
+        file catches up at its next write (a restart before then may see it again, subject
+        to the late limit). Raises only what `has_device` raises, and then takes nothing."""
+        fire: list[Schedule] = []
+        late: list[Schedule] = []
+        gone: list[Schedule] = []
         with self._lock:
-            schedule = self._schedules.pop(schedule_id, None)
-            if schedule is None:
-                return None
-            try:
-                self._save()
-            except StateFileError as exc:
-                log.error("schedule %s fires, but the file still lists it: %s", schedule_id, exc)
+            for schedule in _in_order(s for s in self._schedules.values() if s.at <= now):
+                if not all(has_device(device) for device in schedule.devices):
+                    gone.append(schedule)
+                elif now - schedule.at > late_limit:
+                    late.append(schedule)
+                elif limit is None or len(fire) < limit:
+                    fire.append(schedule)
+            taken = [*fire, *late, *gone]
+            if not taken:
+                return Due()
+            self._remove(taken)
         self._notify()
-        return schedule
+        return Due(tuple(fire), tuple(late), tuple(gone))
 
     def cancel_where(
         self,
@@ -175,6 +218,17 @@ class ScheduleStore:
             self._commit(lambda: self._schedules.update((s.id, s) for s in taken))
         self._notify()
         return taken
+
+    def _remove(self, schedules: list[Schedule]) -> None:
+        # Called with the lock held, for schedules about to fire or be reported: at most once
+        # matters more than the file, which catches up at its next write.
+        for schedule in schedules:
+            del self._schedules[schedule.id]
+        try:
+            self._save()
+        except StateFileError as exc:
+            ids = ", ".join(s.id for s in schedules)
+            log.error("schedules %s are taken, but the file still lists them: %s", ids, exc)
 
     def _commit(self, undo: Callable[[], object]) -> None:
         # Called with the lock held, after a change in memory.

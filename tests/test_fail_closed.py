@@ -201,7 +201,8 @@ def test_a_scene_where_nothing_ran_does_not_claim_to_have_run(demo_home: Home) -
     assert result.outcome == "rejected"
 
 
-def test_a_crash_inside_the_hub_reports_what_was_already_sent(demo_home: Home) -> None:
+def test_a_crash_inside_the_hub_is_a_failure_of_that_command(demo_home: Home) -> None:
+    # CONTRACTS §5: any exception a hub raises is a failure like HubError, never a claim.
     class Breaks(SimulatedHub):
         def send(self, device_id: str, command: str, params: object) -> None:  # type: ignore[override]
             if device_id == "light_bedroom":
@@ -210,7 +211,10 @@ def test_a_crash_inside_the_hub_reports_what_was_already_sent(demo_home: Home) -
 
     result = Engine(demo_home, hub=Breaks(demo_home)).turn("打开客厅灯和卧室灯")
     assert _sent(result) == [("light_living", "turn_on")]
-    assert "后面的操作没有执行" in result.reply
+    assert result.failures == [
+        {"device": "light_bedroom", "command": "turn_on", "reason": "error"}
+    ]
+    assert "卧室灯没有执行" in result.reply
 
 
 @pytest.mark.parametrize("slip", ["确人", "却认", "是德", "好得"])

@@ -28,6 +28,8 @@ class Hub:
         self.clock = clock
         self.sent: list[tuple[str, datetime]] = []
         self.outcomes: list[SceneOutcome] = []
+        self.cancelled: list[SceneOutcome] = []
+        self.told: list[str] = []  # the scene.* events a runtime would publish, in order
         self._more = asyncio.Event()
 
     async def run_step(self, step: SceneStep) -> None:
@@ -36,7 +38,25 @@ class Hub:
 
     def on_done(self, outcome: SceneOutcome) -> None:
         self.outcomes.append(outcome)
+        self.told.append(f"scene.{outcome.status}")
         self._more.set()
+
+    def on_start(self) -> None:
+        self.told.append("scene.started")
+
+    def on_cancelled(self, outcome: SceneOutcome) -> None:
+        self.cancelled.append(outcome)
+        self.told.append(f"scene.{outcome.status}")
+
+    def start(self, runner: SceneRunner, scene: list[SceneStep]) -> None:
+        """Start a scene with every callback recorded."""
+        runner.start(
+            scene,
+            self.run_step,
+            self.on_done,
+            on_start=self.on_start,
+            on_cancelled=self.on_cancelled,
+        )
 
     async def wait_sent(self, count: int) -> list[str]:
         while len(self.sent) < count:
@@ -77,29 +97,34 @@ def test_steps_are_sent_in_order_each_after_its_delay() -> None:
         ("b", START + timedelta(seconds=60)),
         ("c", START + timedelta(seconds=180)),
     ]
-    assert outcomes == [SceneOutcome("done", 3, 3)]
+    assert outcomes == [SceneOutcome("finished", (0, 1, 2), 3)]
     assert outcomes[0].ok
 
 
-def test_a_scene_cancelled_midway_sends_no_later_step_and_reports_nothing() -> None:
-    async def main() -> tuple[list[str], list[SceneOutcome], bool]:
+def test_a_scene_cancelled_midway_sends_no_later_step_and_tells_only_on_cancelled() -> None:
+    async def main() -> Hub:
         clock = ManualClock(START)
         hub = Hub(clock)
         runner = SceneRunner(clock)
-        runner.start(steps(("a", 0), ("b", 60), ("c", 60)), hub.run_step, hub.on_done)
+        hub.start(runner, steps(("a", 0), ("b", 60), ("c", 60)))
         await hub.wait_sent(1)
         await asleep(clock)
         assert runner.cancel() is True  # 算了
         clock.advance(600)
         await finished(runner)
         assert clock.sleepers == 0
-        return [d for d, _ in hub.sent], hub.outcomes, runner.cancel()
+        assert runner.cancel() is False
+        return hub
 
-    assert asyncio.run(main()) == (["a"], [], False)
+    hub = asyncio.run(main())
+    assert [d for d, _ in hub.sent] == ["a"]
+    assert hub.outcomes == []  # on_done: the user has just been told
+    assert hub.cancelled == [SceneOutcome("cancelled", (0,), 3)]
+    assert hub.told == ["scene.started", "scene.cancelled"]
 
 
 def test_a_step_in_flight_when_cancelled_is_the_last_even_if_it_swallows_the_cancel() -> None:
-    async def main() -> list[str]:
+    async def main() -> tuple[list[str], list[SceneOutcome]]:
         clock = ManualClock(START)
         runner = SceneRunner(clock)
         tried: list[str] = []
@@ -115,34 +140,41 @@ def test_a_step_in_flight_when_cancelled_is_the_last_even_if_it_swallows_the_can
                 except asyncio.CancelledError:
                     return
 
-        runner.start(steps(("a", 0), ("b", 0), ("c", 0)), run_step, lambda _: None)
+        told: list[SceneOutcome] = []
+        runner.start(
+            steps(("a", 0), ("b", 0), ("c", 0)), run_step, told.append, on_cancelled=told.append
+        )
         await asyncio.wait_for(in_flight.wait(), timeout=5)
         assert runner.cancel()
         await finished(runner)
-        return tried
+        return tried, told
 
-    assert asyncio.run(main()) == ["a"]
+    # "a" returned without an error, so it counts as sent; nothing after it went out.
+    assert asyncio.run(main()) == (["a"], [SceneOutcome("cancelled", (0,), 3)])
 
 
 def test_a_new_scene_replaces_the_running_one() -> None:
-    async def main() -> tuple[list[str], list[SceneOutcome]]:
+    async def main() -> Hub:
         clock = ManualClock(START)
         hub = Hub(clock)
         runner = SceneRunner(clock)
-        runner.start(steps(("a1", 0), ("a2", 60), ("a3", 60)), hub.run_step, hub.on_done)
+        hub.start(runner, steps(("a1", 0), ("a2", 60), ("a3", 60)))
         await hub.wait_sent(1)
         await asleep(clock)
         # 换个风格: the relaxing scene gives way to the cinema one.
-        runner.start(steps(("b1", 0), ("b2", 30)), hub.run_step, hub.on_done)
+        hub.start(runner, steps(("b1", 0), ("b2", 30)))
         await hub.wait_sent(2)
         await asleep(clock)
         clock.advance(300)
         await finished(runner)
-        return [d for d, _ in hub.sent], hub.outcomes
+        return hub
 
-    sent, outcomes = asyncio.run(main())
-    assert sent == ["a1", "b1", "b2"]
-    assert outcomes == [SceneOutcome("done", 2, 2)]
+    hub = asyncio.run(main())
+    assert [d for d, _ in hub.sent] == ["a1", "b1", "b2"]
+    assert hub.cancelled == [SceneOutcome("cancelled", (0,), 3)]
+    assert hub.outcomes == [SceneOutcome("finished", (0, 1), 2)]
+    # The old scene is told ended before the new one is told started.
+    assert hub.told == ["scene.started", "scene.cancelled", "scene.started", "scene.finished"]
 
 
 def test_a_step_the_hub_fails_is_reported_and_the_rest_still_run() -> None:
@@ -162,7 +194,7 @@ def test_a_step_the_hub_fails_is_reported_and_the_rest_still_run() -> None:
 
     sent, outcomes = asyncio.run(main())
     assert sent == ["a", "c"]
-    assert outcomes == [SceneOutcome("done", 2, 3, (StepFailure(1, "lamp", "offline"),))]
+    assert outcomes == [SceneOutcome("failed", (0, 2), 3, (StepFailure(1, "lamp", "offline"),))]
     assert not outcomes[0].ok
 
 
@@ -183,25 +215,27 @@ def test_an_error_that_is_not_the_hubs_stops_the_scene_and_is_reported() -> None
 
     sent, outcomes = asyncio.run(main())
     assert sent == ["a"]
-    assert outcomes == [SceneOutcome("failed", 1, 3, (), "'b'")]
+    assert outcomes == [SceneOutcome("failed", (0,), 3, (), "'b'")]
+    assert outcomes[0].sent == 1
 
 
-def test_on_done_that_raises_does_not_escape() -> None:
-    async def main() -> bool:
+def test_callbacks_that_raise_do_not_escape_or_stop_the_scene() -> None:
+    async def main() -> tuple[bool, list[str]]:
         clock = ManualClock(START)
         runner = SceneRunner(clock)
+        sent: list[str] = []
 
         async def run_step(step: SceneStep) -> None:
-            return None
+            sent.append(step.device)
 
-        def on_done(outcome: SceneOutcome) -> None:
+        def broken(*_: object) -> None:
             raise RuntimeError("the message queue is full")
 
-        runner.start(steps(("a", 0)), run_step, on_done)
+        runner.start(steps(("a", 0), ("b", 0)), run_step, broken, on_start=broken)
         await finished(runner)
-        return runner.running
+        return runner.running, sent
 
-    assert asyncio.run(main()) is False
+    assert asyncio.run(main()) == (False, ["a", "b"])
 
 
 @pytest.mark.parametrize("delay", [-1.0, float("nan"), float("inf")])
@@ -235,5 +269,5 @@ def test_a_scene_runs_on_the_system_clock_with_real_delays() -> None:
         return time.monotonic() - started, hub.outcomes
 
     took, outcomes = asyncio.run(main())
-    assert outcomes == [SceneOutcome("done", 2, 2)]
+    assert outcomes == [SceneOutcome("finished", (0, 1), 2)]
     assert 0.09 <= took < 2.0

@@ -421,13 +421,15 @@ def test_on_start_a_little_late_fires_and_too_late_is_dropped_and_reported(tmp_p
         restarted = ScheduleStore(path)  # the hub was down while two came due
         fire = Recorder(clock)
         dropped: list[str] = []
-        scheduler = Scheduler(restarted, clock, fire, on_dropped=lambda s: dropped.append(s.id))
+        scheduler = Scheduler(
+            restarted, clock, fire, on_dropped=lambda s, why: dropped.append(f"{s.id}:{why}")
+        )
         scheduler.start()
         await asleep(clock)  # asleep until "ahead": the due ones are behind it
         await scheduler.stop()
         return fire.fired, dropped
 
-    assert asyncio.run(main()) == ([("late", NOW)], ["too-late"])
+    assert asyncio.run(main()) == ([("late", NOW)], ["too-late:late"])
     assert [s.id for s in ScheduleStore(path).pending()] == ["ahead"]
 
 
