@@ -14,7 +14,7 @@ from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 from jiayu.errors import JiayuError
-from jiayu.executor.schedules import ScheduleStore
+from jiayu.executor.schedules import Dropped, ScheduleStore
 from jiayu.home import Home
 from jiayu.ir import Command
 from jiayu.planner.draft import AddSchedule, CancelSchedules, Write
@@ -61,16 +61,13 @@ class Sessions:
     def __len__(self) -> int:
         return len(self._sessions)
 
-    def tell_dropped(self, late: Sequence[Schedule], gone: Sequence[Schedule]) -> None:
+    def tell_dropped(self, schedule: Schedule, why: Dropped) -> None:
         """A schedule not fired is told to the session that made it, at its next reply."""
-        for schedule in late:
-            self.get(schedule.session).messages.append(
-                f"定时的操作（{schedule.text}）晚了一个多小时，没有执行"
-            )
-        for schedule in gone:
-            self.get(schedule.session).messages.append(
-                f"定时的操作（{schedule.text}）要控制的设备已经不在家里了，没有执行"
-            )
+        if why == "late":
+            said = f"定时的操作（{schedule.text}）晚了一个多小时，没有执行"
+        else:
+            said = f"定时的操作（{schedule.text}）要控制的设备已经不在家里了，没有执行"
+        self.get(schedule.session).messages.append(said)
 
 
 def write(schedules: ScheduleStore, preferences: PreferenceStore, op: Write) -> object:

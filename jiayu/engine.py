@@ -174,7 +174,8 @@ class Engine:
                 result = self._drive(fire(schedule, inputs), runner, None, session, schedule.text)
             session.messages.append(f"定时的操作：{result.reply}")
             results.append(result)
-        self.sessions.tell_dropped(due.late, due.gone)
+        for schedule, why in due.dropped():
+            self.sessions.tell_dropped(schedule, why)
         return results
 
     def _sync_runner(self) -> SyncRunner:

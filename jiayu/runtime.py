@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from jiayu import effects
-from jiayu.executor.arun import AsyncRunner, as_async
+from jiayu.executor.arun import AsyncRunner
 from jiayu.executor.events import Event, EventKind
 from jiayu.executor.hubs import HubError
 from jiayu.executor.scenes import SceneOutcome, SceneRunner
@@ -79,9 +79,7 @@ class Runtime:
         self.engine = engine
         self.loop = asyncio.get_running_loop()
         parallel, timeout = engine.limits
-        self.runner = AsyncRunner(
-            as_async(engine.hub), engine.audit, parallel=parallel, timeout=timeout
-        )
+        self.runner = AsyncRunner(engine.hub, engine.audit, parallel=parallel, timeout=timeout)
         self.turns = itertools.count(1)
         # Per session, so turns of one session are planned in the order they arrive (an
         # asyncio.Lock is FIFO); weak, so a lock leaves with its session.
@@ -104,8 +102,8 @@ class Runtime:
                 engine.schedules,
                 engine.clock,
                 self.fire,
-                engine.home.has_device,
-                engine.sessions.tell_dropped,
+                on_dropped=engine.sessions.tell_dropped,
+                has_device=engine.home.has_device,
             )
             self.scheduler.start()
 
@@ -257,20 +255,23 @@ class Runtime:
             if single.failed:
                 raise HubError(step.command.device, single.failed[0][1])
 
-        def done(outcome: SceneOutcome) -> None:
-            kind: EventKind = f"scene.{_SCENE_EVENTS[outcome.status]}"  # type: ignore[assignment]
-            self._publish(kind, session.id, number, reply=shown(name))
-            if outcome.status == "done" and outcome.ok:
+        def ended_as(outcome: SceneOutcome) -> None:
+            self._publish(f"scene.{outcome.status}", session.id, number, scene=name)  # type: ignore[arg-type]
+            if outcome.ok:
                 session.messages.append(f"{shown(name)}已经执行完了")
-            elif outcome.status != "cancelled":
-                session.messages.append(
-                    f"{shown(name)}有{outcome.total - outcome.sent}步没有执行成功"
-                )
+            elif outcome.status == "failed":
+                missed = outcome.total - outcome.sent
+                session.messages.append(f"{shown(name)}有{missed}步没有执行成功")
             if not ended.done():
                 ended.set_result(outcome)
 
-        self._publish("scene.started", session.id, number, reply=shown(name))
-        self.scenes.start(steps, run_step, done)
+        self.scenes.start(
+            steps,
+            run_step,
+            ended_as,
+            on_start=lambda: self._publish("scene.started", session.id, number, scene=name),
+            on_cancelled=ended_as,
+        )
         return ended
 
     def _notifier(self, session_id: str, number: int) -> Notify:
@@ -290,14 +291,19 @@ class Runtime:
 
         return notify
 
-    def _publish(self, kind: EventKind, session: str, number: int, *, reply: str) -> None:
-        self.engine.events.publish(Event(kind, session, number, reply=reply))
+    def _publish(
+        self,
+        kind: EventKind,
+        session: str,
+        number: int,
+        *,
+        reply: str | None = None,
+        scene: str | None = None,
+    ) -> None:
+        self.engine.events.publish(Event(kind, session, number, reply=reply, scene=scene))
 
     def _spawn(self, work: Any) -> asyncio.Task[Result]:
         task: asyncio.Task[Result] = asyncio.ensure_future(work)
         self.background.add(task)
         task.add_done_callback(self.background.discard)
         return task
-
-
-_SCENE_EVENTS = {"done": "finished", "failed": "failed", "cancelled": "cancelled"}

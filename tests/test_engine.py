@@ -274,14 +274,8 @@ def test_home_names_never_shadow_grammar_words(demo_engine: Engine) -> None:
 
 
 def test_sessions_beyond_the_cap_forget_the_least_recently_used(engine: Engine) -> None:
-    import jiayu.engine as module
-
-    cap = module.MAX_SESSIONS
-    module.MAX_SESSIONS = 2
-    try:
-        engine.turn("打开书房空调", session_id="a")
-        engine.turn("打开客厅灯", session_id="b")
-        engine.turn("打开卧室灯", session_id="c")
-        assert engine.turn("把它关掉", session_id="a").outcome == "clarify"
-    finally:
-        module.MAX_SESSIONS = cap
+    engine.sessions.limit = 2
+    engine.turn("打开书房空调", session_id="a")
+    engine.turn("打开客厅灯", session_id="b")
+    engine.turn("打开卧室灯", session_id="c")
+    assert engine.turn("把它关掉", session_id="a").outcome == "clarify"

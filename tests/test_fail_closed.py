@@ -211,9 +211,7 @@ def test_a_crash_inside_the_hub_is_a_failure_of_that_command(demo_home: Home) ->
 
     result = Engine(demo_home, hub=Breaks(demo_home)).turn("打开客厅灯和卧室灯")
     assert _sent(result) == [("light_living", "turn_on")]
-    assert result.failures == [
-        {"device": "light_bedroom", "command": "turn_on", "reason": "error"}
-    ]
+    assert result.failures == [{"device": "light_bedroom", "command": "turn_on", "reason": "error"}]
     assert "卧室灯没有执行" in result.reply
 
 

@@ -237,9 +237,7 @@ def test_a_blocking_hub_cannot_starve_the_runtime(demo_home: Home) -> None:
     async def main() -> None:
         hub = BlockingHub(demo_home, delay=0.05)
         engine = Engine(demo_home, hub=hub, parallel=4, command_timeout=1.0)
-        handled = await asyncio.gather(
-            *(engine.handle("哪些灯开着", f"s{i}") for i in range(16))
-        )
+        handled = await asyncio.gather(*(engine.handle("哪些灯开着", f"s{i}") for i in range(16)))
         results = await asyncio.gather(*(h.result for h in handled))
         assert all(r.outcome == "answered" for r in results)
         assert all(not r.failures for r in results)
