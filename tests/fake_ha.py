@@ -5,10 +5,12 @@ and as HA's own command handlers shape their answers: `auth_required` → `auth`
 `auth_ok`/`auth_invalid`; then commands with ids answered by `result` messages
 (`success`, `result` or `error: {code, message}`); `subscribe_events` for `state_changed`
 whose events carry the subscription's id; `call_service` (blocking, as HA's handler is) that
-changes the entity's state and emits `state_changed`; `get_states`; the four registries'
+changes the targets' states and emits `state_changed` (a target's `entity_id` may be one id or
+a list, and the call fails as a whole if any of them does); `get_states`; the four registries'
 `config/*_registry/list`, `config/entity_registry/get_entries`,
 `homeassistant/expose_entity/list` and `get_config`. Only what the tests need is simulated
-behind it.
+behind it. `latency` delays every answer by that many seconds without holding up the
+messages behind it, as a network round trip does (HA runs each command as its own task).
 """
 
 from __future__ import annotations
@@ -41,9 +43,12 @@ def ha_state(entity_id: str, state: str, **attributes: Any) -> dict[str, Any]:
 class FakeHomeAssistant:
     """One fake HA instance on 127.0.0.1 (a free port); use as a context manager."""
 
-    def __init__(self, token: str = "good-token") -> None:
+    def __init__(self, token: str = "good-token", *, latency: float = 0.0) -> None:
         self.token = token
+        self.latency = latency
         self.states: dict[str, dict[str, Any]] = {}
+        self.messages: list[dict[str, Any]] = []
+        """Every command message received after authentication, as sent."""
         self.calls: list[dict[str, Any]] = []
         """Every call_service message received, as sent."""
         self.stalled: set[str] = set()
@@ -127,12 +132,23 @@ class FakeHomeAssistant:
             ws.close()
             return
         send({"type": "auth_ok", "ha_version": HA_VERSION})
+
+        def reply(message: dict[str, Any]) -> None:
+            answer = self._answer(ws, message, send_lock)
+            try:
+                if answer is not None:
+                    send({"id": message["id"], "type": "result", **answer})
+            except ConnectionClosed:
+                pass
+
         try:
             for raw in ws:
                 message = json.loads(raw)
-                answer = self._answer(ws, message, send_lock)
-                if answer is not None:
-                    send({"id": message["id"], "type": "result", **answer})
+                self.messages.append(message)
+                if self.latency:
+                    threading.Timer(self.latency, reply, (message,)).start()
+                else:
+                    reply(message)
         except ConnectionClosed:
             pass
         finally:
@@ -177,17 +193,20 @@ class FakeHomeAssistant:
 
     def _call_service(self, message: dict[str, Any]) -> dict[str, Any] | None:
         self.calls.append(message)
-        entity_id = message["target"]["entity_id"]
-        if entity_id in self.stalled:
+        target = message["target"]["entity_id"]
+        entity_ids = [target] if isinstance(target, str) else list(target)
+        if self.stalled.intersection(entity_ids):
             return None
-        if entity_id in self.failing:
-            code, text = self.failing[entity_id]
-            return {"success": False, "error": {"code": code, "message": text}}
-        current = self.states[entity_id]
-        state, attributes = _apply(
-            message["service"], message.get("service_data", {}), current["state"]
-        )
-        self.set_state(entity_id, state, **{**current["attributes"], **attributes})
+        for entity_id in entity_ids:
+            if entity_id in self.failing:
+                code, text = self.failing[entity_id]
+                return {"success": False, "error": {"code": code, "message": text}}
+        for entity_id in entity_ids:
+            current = self.states[entity_id]
+            state, attributes = _apply(
+                message["service"], message.get("service_data", {}), current["state"]
+            )
+            self.set_state(entity_id, state, **{**current["attributes"], **attributes})
         context = {"id": "01J000000000000000000001", "parent_id": None, "user_id": None}
         return {"success": True, "result": {"context": context, "response": None}}
 

@@ -4,7 +4,8 @@ Like the real bridge it publishes `bridge/state`, `bridge/devices` and each devi
 `availability` as retained messages, takes `<name>/set` and `<name>/get` (friendly names may hold
 `/`), and answers with the device's whole state as JSON on `<name>`. A device can be made to go
 offline (then, as zigbee2mqtt does, a command to it fails in `bridge/logging`), to fail its
-commands, or to stay silent.
+commands, or to stay silent. `echo_delay` makes every device take that many seconds to answer,
+each on its own (a radio round trip), without holding up the others.
 """
 
 from __future__ import annotations
@@ -32,8 +33,10 @@ class FakeZ2m:
         *,
         base: str = "zigbee2mqtt",
         legacy_availability: bool = False,
+        echo_delay: float = 0.0,
     ) -> None:
         self.base = base
+        self.echo_delay = echo_delay
         self.legacy = legacy_availability
         self.devices = devices
         self.states: dict[str, dict[str, Any]] = {k: dict(v) for k, v in states.items()}
@@ -102,7 +105,10 @@ class FakeZ2m:
                 payload = json.loads(message.payload)
                 with self._lock:
                     self.received.append((message.topic, payload))
-                self._handle(name, verb, payload)
+                if self.echo_delay:
+                    threading.Timer(self.echo_delay, self._handle, (name, verb, payload)).start()
+                else:
+                    self._handle(name, verb, payload)
                 return
 
     def _handle(self, name: str, verb: str, payload: dict[str, Any]) -> None:

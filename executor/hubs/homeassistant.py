@@ -16,15 +16,17 @@ from __future__ import annotations
 import itertools
 import json
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeout
+from concurrent.futures import wait as wait_all
 from dataclasses import dataclass
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Literal
 
 from jiayu.errors import JiayuError
-from jiayu.executor.hubs.base import HubError
+from jiayu.executor.hubs.base import HubError, Reads, Sends
+from jiayu.ir import Command
 
 if TYPE_CHECKING:
     from websockets.sync.client import ClientConnection
@@ -248,8 +250,30 @@ class HaCommandError(JiayuError):
 _Role = Literal["call", "subscribe", "snapshot"]
 
 
+def _failure(device_id: str, exc: BaseException) -> HubError:
+    """The HubError for a command or read that failed with one of the connection's errors."""
+    reason = (
+        "refused"
+        if isinstance(exc, HaCommandError)
+        else "timeout"
+        if isinstance(exc, TimeoutError)
+        else "offline"
+    )
+    failure = HubError(device_id, reason)
+    failure.__cause__ = exc  # as `raise ... from exc` would: the log shows what HA said
+    return failure
+
+
+def _known_state(device_id: str, found: tuple[str, dict[str, Any]] | None) -> dict[str, Any]:
+    """Our state for a cached HA state; HubError when HA has no such entity or it is
+    unavailable."""
+    if found is None:
+        raise HubError(device_id, "unknown device")
+    return device_state(device_id, *found)
+
+
 class HomeAssistantHub:
-    """A `Hub` on Home Assistant's WebSocket API; thread-safe.
+    """A `BatchHub` on Home Assistant's WebSocket API; thread-safe.
 
     It connects on first use (or `connect()`), subscribes to `state_changed` and keeps every
     entity's latest state from those events, so a read is as fresh as HA's own state machine
@@ -277,32 +301,79 @@ class HomeAssistantHub:
         try:
             self._ensure()
         except HaConnectionError as exc:
-            raise HubError(device_id, "offline") from exc
+            raise _failure(device_id, exc) from exc
         with self._lock:
             found = self._states.get(device_id)
-        if found is None:
-            raise HubError(device_id, "unknown device")
-        return device_state(device_id, *found)
+        return _known_state(device_id, found)
 
     def send(self, device_id: str, command: str, params: Mapping[str, Any]) -> None:
-        call = service_call(device_id, command, params)
-        self.read(device_id)  # an unavailable entity is offline: nothing is sent to it
+        [failure] = self.send_many([Command(device_id, command, dict(params))])
+        if failure is not None:
+            raise failure
+
+    def read_many(self, device_ids: Sequence[str]) -> Reads:
+        # From the cache the state_changed subscription keeps, as `read` is: no round trip at
+        # all, where a get_states would cost one and carry every entity of the home.
         try:
-            self.command(
-                {
-                    "type": "call_service",
-                    "domain": call.domain,
-                    "service": call.service,
-                    "service_data": dict(call.data),
-                    "target": {"entity_id": device_id},
-                }
-            )
-        except HaCommandError as exc:
-            raise HubError(device_id, "refused") from exc
-        except TimeoutError as exc:
-            raise HubError(device_id, "timeout") from exc
+            self._ensure()
         except HaConnectionError as exc:
-            raise HubError(device_id, "offline") from exc
+            return {device_id: _failure(device_id, exc) for device_id in device_ids}
+        with self._lock:
+            found = {device_id: self._states.get(device_id) for device_id in device_ids}
+        reads: Reads = {}
+        for device_id, cached in found.items():
+            try:
+                reads[device_id] = _known_state(device_id, cached)
+            except HubError as err:
+                reads[device_id] = err
+        return reads
+
+    def send_many(self, commands: Sequence[Command]) -> Sends:
+        """Commands with the same service call and data go out as one `call_service` on all
+        their entities; the calls go out together and are awaited together (one timeout), so
+        a whole-home turn costs one round trip. HA fails a call as a whole, so a failed call
+        fails each of its commands."""
+        sends: Sends = [None] * len(commands)
+        # An unavailable entity is offline: nothing is sent to it.
+        reads = self.read_many([c.device for c in commands])
+        groups: dict[tuple[str, str, str], tuple[ServiceCall, list[int]]] = {}
+        for i, c in enumerate(commands):
+            try:
+                call = service_call(c.device, c.command, c.params)
+            except HubError as err:
+                sends[i] = err
+                continue
+            read = reads[c.device]
+            if isinstance(read, HubError):
+                sends[i] = read
+                continue
+            # The data as it goes on the wire: equal text is the same call.
+            key = (call.domain, call.service, json.dumps(dict(call.data), sort_keys=True))
+            groups.setdefault(key, (call, []))[1].append(i)
+        calls: list[tuple[list[int], Future[Any]]] = []
+        for call, members in groups.values():
+            entity_ids = [commands[i].device for i in members]
+            message = {
+                "type": "call_service",
+                "domain": call.domain,
+                "service": call.service,
+                "service_data": dict(call.data),
+                # One entity as a plain id, the form a single send has always had on the wire.
+                "target": {"entity_id": entity_ids[0] if len(entity_ids) == 1 else entity_ids},
+            }
+            try:
+                calls.append((members, self._submit(message, "call")))
+            except HaConnectionError as exc:
+                # It could not leave: failed at once, never queued (CONTRACTS §5).
+                for i in members:
+                    sends[i] = _failure(commands[i].device, exc)
+        wait_all([future for _, future in calls], self.timeout)
+        for members, future in calls:
+            error = future.exception() if future.done() else self._no_answer()
+            if error is not None:
+                for i in members:
+                    sends[i] = _failure(commands[i].device, error)
+        return sends
 
     # The connection.
 
@@ -358,7 +429,10 @@ class HomeAssistantHub:
         try:
             return future.result(self.timeout)
         except FutureTimeout as exc:
-            raise TimeoutError(f"no answer from {self.url} in {self.timeout}s") from exc
+            raise self._no_answer() from exc
+
+    def _no_answer(self) -> TimeoutError:
+        return TimeoutError(f"no answer from {self.url} in {self.timeout}s")
 
     def _submit(self, message: Mapping[str, Any], role: _Role) -> Future[Any]:
         future: Future[Any] = Future()

@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import copy
 import threading
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from jiayu.catalog import apply_command
-from jiayu.executor.hubs.base import Fault, HubError
+from jiayu.executor.hubs.base import Fault, HubError, Reads, Sends
 from jiayu.home import Home
+from jiayu.ir import Command
 
 
 class SimulatedHub:
@@ -46,9 +47,36 @@ class SimulatedHub:
 
     def send(self, device_id: str, command: str, params: Mapping[str, Any]) -> None:
         with self._lock:
-            state = self._state_of(device_id)
-            self._state[device_id] = apply_command(state, command, params)
-            self.sent.append((device_id, command, dict(params)))
+            self._apply(device_id, command, params)
+
+    def read_many(self, device_ids: Sequence[str]) -> Reads:
+        reads: Reads = {}
+        # One lock for all: the devices are read as of one instant, as a hub's snapshot is.
+        with self._lock:
+            for device_id in device_ids:
+                try:
+                    reads[device_id] = dict(self._state_of(device_id))
+                except HubError as err:
+                    reads[device_id] = err
+        return reads
+
+    def send_many(self, commands: Sequence[Command]) -> Sends:
+        sends: Sends = []
+        with self._lock:
+            for c in commands:
+                try:
+                    self._apply(c.device, c.command, c.params)
+                except HubError as err:
+                    sends.append(err)
+                else:
+                    sends.append(None)
+        return sends
+
+    def _apply(self, device_id: str, command: str, params: Mapping[str, Any]) -> None:
+        """Carry out one command (under the lock); HubError as `_state_of` says."""
+        state = self._state_of(device_id)
+        self._state[device_id] = apply_command(state, command, params)
+        self.sent.append((device_id, command, dict(params)))
 
     def _state_of(self, device_id: str) -> dict[str, Any]:
         """The device's state; HubError when it is unknown or made to fail."""

@@ -36,7 +36,9 @@ Decisions the protocol leaves open:
   command; a send returns only when a state message confirms it (`send_timeout`, else
   `timeout`), fails with `refused` when the bridge logs the command as failed or the device
   reports a different value, and with `offline` when the device, the bridge or the broker is
-  offline. A reply therefore never claims what the device did not confirm.
+  offline. A reply therefore never claims what the device did not confirm. `send_many` publishes
+  every /set first and then awaits all the echoes against one deadline, each judged as `send`
+  judges it; `read_many` does the same with /get.
 - **A fresh read** publishes `/get` for the properties the device can be asked for and returns the
   first state message after it; a device that cannot be asked (a sleeping sensor) answers with
   the last state it published, or with the next one within `read_timeout`.
@@ -52,13 +54,14 @@ import threading
 import time
 import uuid
 from collections import deque
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
-from jiayu.executor.hubs.base import HubError
+from jiayu.executor.hubs.base import HubError, Reads, Sends
 from jiayu.home import Device, Home
+from jiayu.ir import Command
 
 if TYPE_CHECKING:
     import paho.mqtt.client as mqtt
@@ -557,6 +560,32 @@ _FAILED = re.compile(r"^Publish '(?:set|get)' '.*?' to '(.+?)' failed", re.DOTAL
 # ---- the hub ---------------------------------------------------------------------------------
 
 
+@dataclass(frozen=True)
+class _Exchange:
+    """One request to one device and how its answer is recognised."""
+
+    device_id: str
+    name: str
+    """The friendly name: the middle of the device's topics."""
+    verb: str | None
+    """"set" or "get"; None publishes nothing and waits for what the device says by itself."""
+    payload: Mapping[str, Any]
+    confirms: Callable[[Mapping[str, Any]], bool | None]
+    """As `_Set.confirms`: True confirms, False contradicts, None says nothing about it."""
+
+
+@dataclass
+class _Waiting:
+    """Where the wait for one exchange's answer stands."""
+
+    start: int
+    """The sequence number of the last state message already looked at."""
+    refusals: int
+    """The bridge's failure count for the device when the request went out."""
+    contradicted: bool = False
+    """Whether a state message since then said something else than was asked."""
+
+
 def _paho() -> Any:
     # Imported when a hub is made, so `import jiayu` never needs the mqtt extra.
     try:
@@ -567,7 +596,7 @@ def _paho() -> Any:
 
 
 class Zigbee2MqttHub:
-    """A `Hub` for devices behind zigbee2mqtt; thread-safe, one MQTT connection.
+    """A `BatchHub` for devices behind zigbee2mqtt; thread-safe, one MQTT connection.
 
     `home` gives each device's capabilities; `names` maps device ids to friendly names where the
     module's rules would not find them; `read_timeout`/`send_timeout` bound the wait for a state
@@ -753,66 +782,138 @@ class Zigbee2MqttHub:
     # -- the Hub protocol --
 
     def read(self, device_id: str) -> Mapping[str, Any]:
-        device, entity = self._resolve(device_id)
-        name = entity.friendly_name
-        ask = get_payload(entity)
-        with self._cond:
-            if not ask and name in self._states:
-                self._check_usable(device_id, name)
-                return our_state(entity, device.capabilities, self._states[name])
-        if ask:
-            self._exchange(device_id, name, "get", ask, lambda state: True, self._read_timeout)
-        else:
-            # Nothing to ask: the next thing the device says by itself is the answer.
-            self._exchange(device_id, name, None, {}, lambda state: True, self._read_timeout)
-        with self._cond:
-            return our_state(entity, device.capabilities, self._states[name])
+        read = self.read_many([device_id])[device_id]
+        if isinstance(read, HubError):
+            raise read
+        return read
 
     def send(self, device_id: str, command: str, params: Mapping[str, Any]) -> None:
-        _, entity = self._resolve(device_id)
-        try:
-            change = set_payload(entity, command, params)
-        except (_Refused, KeyError, TypeError, ValueError) as exc:
-            raise HubError(device_id, "refused") from exc
-        name = entity.friendly_name
-        self._exchange(device_id, name, "set", change.payload, change.confirms, self._send_timeout)
+        [failure] = self.send_many([Command(device_id, command, dict(params))])
+        if failure is not None:
+            raise failure
 
-    def _exchange(
-        self,
-        device_id: str,
-        name: str,
-        verb: str | None,
-        payload: Mapping[str, Any],
-        confirms: Callable[[Mapping[str, Any]], bool | None],
-        timeout: float,
-    ) -> None:
-        """Publish to `<name>/<verb>` (nothing for None), then wait for a state message that
-        `confirms`; HubError `refused` when the bridge logs the request as failed (or, at the
-        deadline, when the device only contradicted it), `offline`, or `timeout`."""
+    def read_many(self, device_ids: Sequence[str]) -> Reads:
+        """Every /get goes out at once and the answers are awaited together (one
+        `read_timeout`); a device that cannot be asked answers from its last state."""
+        reads: Reads = {}
+        asked: list[tuple[Device, Z2mEntity]] = []
+        exchanges: list[_Exchange] = []
+        for device_id in device_ids:
+            try:
+                device, entity = self._resolve(device_id)
+            except HubError as err:
+                reads[device_id] = err
+                continue
+            name, ask = entity.friendly_name, get_payload(entity)
+            with self._cond:
+                if not ask and name in self._states:
+                    try:
+                        self._check_usable(device_id, name)
+                    except HubError as err:
+                        reads[device_id] = err
+                    else:
+                        reads[device_id] = our_state(
+                            entity, device.capabilities, self._states[name]
+                        )
+                    continue
+            asked.append((device, entity))
+            # Any state message after the request answers it; with nothing to ask (verb None),
+            # the next thing the device says by itself does.
+            exchanges.append(
+                _Exchange(device_id, name, "get" if ask else None, ask, lambda state: True)
+            )
+        outcomes = self._exchange(exchanges, self._read_timeout)
         with self._cond:
-            self._check_usable(device_id, name)
-            start, refusals = self._seq, self._refusals.get(name, 0)
-        if verb is not None:
-            self._publish(device_id, f"{self._base}/{name}/{verb}", payload)
-        deadline = time.monotonic() + timeout
-        contradicted = False
-        with self._cond:
-            while True:
-                for seq, state in self._messages.get(name, ()):
-                    if seq > start:
-                        verdict = confirms(state)
-                        if verdict:
-                            return
-                        contradicted = contradicted or verdict is False
-                        start = seq
-                if self._refusals.get(name, 0) > refusals:
-                    raise HubError(device_id, "refused")
+            for (device, entity), failure in zip(asked, outcomes, strict=True):
+                reads[device.id] = (
+                    failure
+                    if failure is not None
+                    else our_state(entity, device.capabilities, self._states[entity.friendly_name])
+                )
+        return reads
+
+    def send_many(self, commands: Sequence[Command]) -> Sends:
+        """Every /set goes out at once and the echoes are awaited together (one
+        `send_timeout`); each command is confirmed by its own echo, as `send` is."""
+        sends: Sends = [None] * len(commands)
+        sent: list[int] = []
+        exchanges: list[_Exchange] = []
+        for i, c in enumerate(commands):
+            try:
+                _, entity = self._resolve(c.device)
                 try:
-                    self._wait(device_id, name, deadline)
+                    change = set_payload(entity, c.command, c.params)
+                except (_Refused, KeyError, TypeError, ValueError) as exc:
+                    raise HubError(c.device, "refused") from exc
+            except HubError as err:
+                sends[i] = err
+                continue
+            sent.append(i)
+            exchanges.append(
+                _Exchange(c.device, entity.friendly_name, "set", change.payload, change.confirms)
+            )
+        for i, failure in zip(sent, self._exchange(exchanges, self._send_timeout), strict=True):
+            sends[i] = failure
+        return sends
+
+    def _exchange(self, exchanges: Sequence[_Exchange], timeout: float) -> Sends:
+        """Publish each exchange, then wait until one deadline for a state message that confirms
+        each: one entry per exchange, None when confirmed, else HubError `refused` when the
+        bridge logs the request as failed (or, at the deadline, when the device only
+        contradicted it), `offline`, or `timeout`."""
+        outcomes: Sends = [None] * len(exchanges)
+        waiting: dict[int, _Waiting] = {}
+        with self._cond:
+            for i, x in enumerate(exchanges):
+                try:
+                    self._check_usable(x.device_id, x.name)
                 except HubError as err:
-                    if err.reason == "timeout" and contradicted:
-                        raise HubError(device_id, "refused") from err
-                    raise
+                    outcomes[i] = err
+                else:
+                    waiting[i] = _Waiting(self._seq, self._refusals.get(x.name, 0))
+        for i in list(waiting):
+            x = exchanges[i]
+            if x.verb is not None:
+                try:
+                    self._publish(x.device_id, f"{self._base}/{x.name}/{x.verb}", x.payload)
+                except HubError as err:
+                    outcomes[i] = err
+                    del waiting[i]
+        deadline = time.monotonic() + timeout
+        with self._cond:
+            while waiting:
+                for i, w in list(waiting.items()):
+                    try:
+                        if not self._confirmed(exchanges[i], w):
+                            continue
+                    except HubError as err:
+                        outcomes[i] = err
+                    del waiting[i]
+                left = deadline - time.monotonic()
+                if waiting and left <= 0:
+                    for i, w in waiting.items():
+                        reason = "refused" if w.contradicted else "timeout"
+                        outcomes[i] = HubError(exchanges[i].device_id, reason)
+                    break
+                if waiting:
+                    self._cond.wait(left)
+        return outcomes
+
+    def _confirmed(self, x: _Exchange, w: _Waiting) -> bool:
+        """Whether a state message since `w.start` confirms `x` (under the lock), moving `w` past
+        the messages seen; HubError `refused` when the bridge logged it as failed, `offline`
+        when it can no longer reach the device."""
+        for seq, state in self._messages.get(x.name, ()):
+            if seq > w.start:
+                verdict = x.confirms(state)
+                if verdict:
+                    return True
+                w.contradicted = w.contradicted or verdict is False
+                w.start = seq
+        if self._refusals.get(x.name, 0) > w.refusals:
+            raise HubError(x.device_id, "refused")
+        self._check_usable(x.device_id, x.name)
+        return False
 
     # -- helpers --
 
@@ -836,15 +937,6 @@ class Zigbee2MqttHub:
             raise HubError(device_id, "offline")
         if self._available.get(name) is False:
             raise HubError(device_id, "offline")
-
-    def _wait(self, device_id: str, name: str, deadline: float) -> None:
-        """Wait (under the lock) for the next message; HubError when the wait is over."""
-        self._check_usable(device_id, name)
-        left = deadline - time.monotonic()
-        if left <= 0:
-            raise HubError(device_id, "timeout")
-        self._cond.wait(left)
-        self._check_usable(device_id, name)
 
     def _publish(self, device_id: str, topic: str, payload: Mapping[str, Any]) -> None:
         text = json.dumps(dict(payload), ensure_ascii=False)
