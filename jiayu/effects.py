@@ -111,10 +111,9 @@ def defer_scene_steps(
                 continue
             at = now + timedelta(seconds=offset)
             text = batch.scene or ""
-            schedules.add(
-                Schedule(new_schedule_id(), session, user, at, (command,), text, None, now)
-            )
-            batch.deferred += 1
+            step = Schedule(new_schedule_id(), session, user, at, (command,), text, None, now)
+            schedules.add(step)
+            batch.deferred.append(step)
         batch.commands, batch.delays = at_once, ()
 
 

@@ -76,6 +76,7 @@ def result(draft: Draft, *, audit_failed: bool = False) -> Result:
     outcomes = list(draft.outcomes)
     replies: list[str] = []
     failures = list(draft.failures)
+    scheduled = list(draft.scheduled)
     for part in draft.parts:
         if isinstance(part, str):
             replies.append(part)
@@ -89,10 +90,13 @@ def result(draft: Draft, *, audit_failed: bool = False) -> Result:
             {"device": c.device, "command": c.command, "reason": reason}
             for c, reason in part.failed
         )
+        scheduled.extend({**s.result_json(), "scene": part.scene} for s in part.deferred)
         if part.sent:
             outcomes.append("executed")
         elif part.failed:
             outcomes.append("rejected")
+        elif part.deferred:
+            outcomes.append("scheduled")
     if audit_failed:
         outcomes.append("rejected")
         replies.append("审计日志写不进去，后面的操作没有执行")
@@ -112,7 +116,7 @@ def result(draft: Draft, *, audit_failed: bool = False) -> Result:
         to_json(draft.compiled) if draft.compiled is not None else {},
         failures,
         pending=[command_json(c) for c in draft.held] if outcome == "confirm" else [],
-        scheduled=draft.scheduled,
+        scheduled=scheduled,
         timings=draft.timings,
     )
 
@@ -123,7 +127,7 @@ def batch_phrases(draft: Draft, batch: Batch) -> list[str]:
     if batch.scene is not None:
         name = shown(batch.scene)
         if batch.deferred:
-            phrases.append(f"好的，{name}开始了，后面{batch.deferred}步会按时执行")
+            phrases.append(f"好的，{name}开始了，后面{len(batch.deferred)}步会按时执行")
         elif batch.sent and not batch.failed:
             phrases.append(f"好的，已执行{name}")
         elif batch.sent:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from jiayu.ir import Clause, Command
+from jiayu.planner.timing import Schedule
 
 
 @dataclass
@@ -22,8 +23,8 @@ class Batch:
     background: bool = False
     """Set by the asyncio runtime when it hands the batch to the scene runner: it finishes
     after the turn, and its outcome is told in a later reply."""
-    deferred: int = 0
-    """Under the sync API: how many of a scene's delayed steps were kept as schedules."""
+    deferred: list[Schedule] = field(default_factory=list)
+    """Under the sync API: the scene's delayed steps, kept as schedules for `run_due`."""
     sent: list[Command] = field(default_factory=list)
     """Filled by the runner: what the hub accepted, in order."""
     failed: list[tuple[Command, str]] = field(default_factory=list)

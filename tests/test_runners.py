@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from plain_hub import PlainHub
 
 from jiayu.executor.arun import AsyncRunner, ThreadedHub, as_async
 from jiayu.executor.audit import AuditError, AuditLog
@@ -88,7 +89,7 @@ class BatchingHub(SimulatedHub):
         return results
 
 
-class Raising(SimulatedHub):
+class Raising(PlainHub):
     """A hub with a bug: every call for `broken` raises something that is not a HubError."""
 
     broken = "light_bedroom"
@@ -219,7 +220,7 @@ def test_sync_run_a_failed_audit_line_stops_that_command_and_every_later_one(
 
 @pytest.mark.parametrize("hub_class", [Raising, RaisingBatch])
 def test_sync_run_a_hub_exception_fails_its_commands_and_never_escapes(
-    demo_home: Home, hub_class: type[SimulatedHub]
+    demo_home: Home, hub_class: type[PlainHub] | type[SimulatedHub]
 ) -> None:
     told = Told()
     batch = Batch([on(d) for d in LIGHTS])
@@ -449,6 +450,6 @@ def test_as_async_gives_a_blocking_batch_hub_its_batch_calls_in_its_own_threads(
 def test_as_async_keeps_an_async_hub_and_wraps_a_plain_blocking_one(demo_home: Home) -> None:
     hub = AsyncBatching()
     assert as_async(hub) is hub
-    wrapped = as_async(SimulatedHub(demo_home), parallel=2)
+    wrapped = as_async(PlainHub(demo_home), parallel=2)  # type: ignore[arg-type]
     assert isinstance(wrapped, ThreadedHub) and not hasattr(wrapped, "send_many")
     wrapped.close()
