@@ -1,11 +1,13 @@
 """Issue 19, family 3: a command is delivered at most once, and never after its send was
-reported failed — on a real mosquitto with the fake zigbee2mqtt bridge on it."""
+reported failed — on a real mosquitto with the fake zigbee2mqtt bridge on it, and on the fake
+Home Assistant behind a link that can freeze."""
 
 from __future__ import annotations
 
 import json
 import os
 import signal
+import socket
 import subprocess
 import threading
 import time
@@ -14,12 +16,14 @@ from typing import Any
 
 import paho.mqtt.client as mqtt
 import pytest
+from fake_ha import FakeHomeAssistant, ha_state
 from fake_z2m import FakeZ2m
 from mqtt_broker import mosquitto_binary, running_broker
 from test_zigbee2mqtt import DEVICES, LOCK, ROOMS, STATES
 
 from jiayu.engine import Engine
 from jiayu.executor.hubs import HubError
+from jiayu.executor.hubs.homeassistant import HomeAssistantHub
 from jiayu.executor.hubs.zigbee2mqtt import Zigbee2MqttHub
 from jiayu.home import Home, parse_home
 from jiayu.importers.z2m import build_home
@@ -146,3 +150,61 @@ def _watch(port: int, seen: list[tuple[str, Any]]) -> mqtt.Client:
     client.loop_start()
     assert subscribed.wait(5)
     return client
+
+
+class FreezableLink:
+    """A TCP relay between the hub and the fake Home Assistant that can freeze: while frozen it
+    forwards nothing in either direction and holds what it took (a stopped HA process's socket
+    buffers); thawed, it delivers what it held."""
+
+    def __init__(self, port: int) -> None:
+        self.upstream = port
+        self.thawed = threading.Event()
+        self.thawed.set()
+        self.listener = socket.create_server(("127.0.0.1", 0))
+        self.port = self.listener.getsockname()[1]
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self) -> None:
+        while True:
+            try:
+                client, _ = self.listener.accept()
+            except OSError:
+                return
+            server = socket.create_connection(("127.0.0.1", self.upstream))
+            for a, b in ((client, server), (server, client)):
+                threading.Thread(target=self._pump, args=(a, b), daemon=True).start()
+
+    def _pump(self, source: socket.socket, sink: socket.socket) -> None:
+        try:
+            while data := source.recv(65536):
+                self.thawed.wait()
+                sink.sendall(data)
+            sink.shutdown(socket.SHUT_WR)  # pass the end on, so each side's close completes
+        except OSError:
+            pass
+
+    def close(self) -> None:
+        self.listener.close()
+
+
+def test_a_frozen_home_assistant_fails_at_once_and_never_runs_it_later() -> None:
+    with FakeHomeAssistant() as fake:
+        fake.add(ha_state("lock.front_door", "locked"))
+        link = FreezableLink(int(fake.url.rsplit(":", 1)[1].split("/")[0]))
+        url = f"ws://127.0.0.1:{link.port}/api/websocket"
+        with HomeAssistantHub(url, fake.token, timeout=3.0) as hub:
+            assert hub.read("lock.front_door") == {"locked": True}
+            link.thawed.clear()
+            try:
+                started = time.monotonic()
+                with pytest.raises(HubError) as raised:
+                    hub.send("lock.front_door", "unlock", {})
+                waited = time.monotonic() - started
+            finally:
+                link.thawed.set()
+            time.sleep(1.0)  # whatever the link held has reached HA now
+        link.close()
+        assert fake.calls == []
+    assert raised.value.reason == "offline"
+    assert waited < 1.0
