@@ -9,7 +9,6 @@ from dataclasses import replace
 from datetime import timedelta
 
 from jiayu.grammar.phrases import say
-
 from jiayu.home import Home
 from jiayu.ir import Clause, Command
 from jiayu.planner import clauses as plan_clauses
@@ -33,13 +32,13 @@ def utterance(draft: Draft, said: tuple[Clause, ...]) -> None:
 def _utterance(draft: Draft, said: tuple[Clause, ...]) -> None:
     pending = draft.pending_in
     actions = {c.action for c in said}
+    if isinstance(pending, PendingConfirm) and _expired(draft, pending):
+        if "confirm" in actions:
+            draft.say("noop", say("refuse.confirm_expired"))
+            return
+        pending = None  # gone: the turn is an ordinary one
     if isinstance(pending, PendingConfirm):
-        if _expired(draft, pending):
-            if "confirm" in actions:
-                draft.say("noop", say("refuse.confirm_expired"))
-                return
-            pending = None  # gone: the turn is an ordinary one
-        elif is_question(draft.text):
+        if is_question(draft.text):
             # 确认吗 / 对吗 / 你确定吗: never a yes, and no reason to drop what waits.
             _ask_again(draft, pending, [c for c in said if c.action not in _ANSWERS])
             return
@@ -128,9 +127,7 @@ _YES = re.compile(r"(?:确认执行|确定执行|确认|确定|是的|好的|对
 """The contract's 确认/是的/好的/对 (with 确定, 对的, …执行), alone or together, repeated."""
 _STATEMENT_END = " \t\u3000。.!！~～…、，,"
 _SEPARATORS = re.compile(r"[\s\u3000。.!！~～…、，,]+")
-_QUESTION = re.compile(
-    r"[?？]|[吗么嘛呢]$|(.{1,2})不\1|是否|难道|什么|怎么|为什么|为啥|真的"
-)
+_QUESTION = re.compile(r"[?？]|[吗么嘛呢]$|(.{1,2})不\1|是否|难道|什么|怎么|为什么|为啥|真的")
 """A question: a question mark anywhere, a final question particle, A-not-A (对不对,
 确不确定, 确定不确定), or a question word."""
 
@@ -163,7 +160,9 @@ def _ask_again(draft: Draft, pending: PendingConfirm, rest: list[Clause]) -> Non
         return
     draft.held.extend(pending.commands)
     draft.pending = pending
-    names = [shown(draft.home.device(d).name) for d in dict.fromkeys(c.device for c in pending.commands)]
+    names = [
+        shown(draft.home.device(d).name) for d in dict.fromkeys(c.device for c in pending.commands)
+    ]
     draft.say("confirm", say("ask.confirm_again", command=pending.commands[0].command, names=names))
 
 

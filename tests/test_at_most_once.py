@@ -36,9 +36,7 @@ def home() -> Home:
     return parse_home(build_home(DEVICES, ROOMS, name="测试之家"), "z2m home")
 
 
-def test_a_frozen_broker_fails_at_once_and_never_delivers_later(
-    home: Home, tmp_path: Path
-) -> None:
+def test_a_frozen_broker_fails_at_once_and_never_delivers_later(home: Home, tmp_path: Path) -> None:
     with running_broker(tmp_path) as broker:
         bridge = FakeZ2m(broker.host, broker.port, DEVICES, STATES)
         hub = Zigbee2MqttHub(home, host=broker.host, port=broker.port, send_timeout=3.0)

@@ -29,7 +29,9 @@ A_NOT_A = ["对不对", "是不是", "确定不确定", "确不确认", "好不�
 
 
 def questions() -> st.SearchStrategy[str]:
-    marked = st.builds(lambda s, t: s + t, st.sampled_from(QUESTION_STEMS), st.sampled_from(QUESTION_TAILS))
+    marked = st.builds(
+        lambda s, t: s + t, st.sampled_from(QUESTION_STEMS), st.sampled_from(QUESTION_TAILS)
+    )
     return st.one_of(marked, st.sampled_from(A_NOT_A))
 
 
@@ -92,6 +94,7 @@ def test_no_opening_without_a_statement_confirmation(conversation: list[Step]) -
         clock.advance(gap)
         elapsed += gap
         result = engine.turn(text, session, user=user)
+        assert "出了点问题" not in result.reply, text  # no path through the rules crashes
         before = model.asked.get(session)
         opened = opening(engine, result)
         if opened:
@@ -130,6 +133,16 @@ def test_a_late_confirmation_sends_nothing() -> None:
     clock.advance(60.5)
     late = engine.turn("确认", "s")
     assert late.commands == [] and late.reply.startswith("确认已过期，没有执行")
+    assert engine.turn("确认", "s").commands == []
+
+
+def test_after_the_ttl_the_next_turn_is_an_ordinary_one() -> None:
+    clock = ManualClock()
+    engine = engine_at(clock)
+    engine.turn("打开门锁", "s")
+    clock.advance(61)
+    result = engine.turn("关闭客厅灯", "s")
+    assert result.outcome == "executed", result.reply
     assert engine.turn("确认", "s").commands == []
 
 

@@ -81,7 +81,9 @@ def test_a_redirect_is_not_followed_and_the_key_stays_home(
     assert (result.outcome, result.commands) == ("unknown", [])
     with pytest.raises(LLMError, match=str(status)):
         server.script(Reply(status=status, location=there))
-        make(kind, server, 2.0).complete([{"role": "user", "content": "x"}], temperature=0, top_p=0.8, max_tokens=50)
+        make(kind, server, 2.0).complete(
+            [{"role": "user", "content": "x"}], temperature=0, top_p=0.8, max_tokens=50
+        )
 
 
 def _answer(count: int) -> str:

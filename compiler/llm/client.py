@@ -14,6 +14,7 @@ host's answer is acted on), and turn every failure into `LLMError`.
 
 from __future__ import annotations
 
+import contextlib
 import http.client
 import json
 import math
@@ -23,7 +24,7 @@ import threading
 import urllib.error
 import urllib.request
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, Protocol, TypeVar
+from typing import Any, Protocol, TypeVar, cast
 
 from jiayu.errors import JiayuError
 
@@ -264,10 +265,8 @@ class _Deadline:
 
 
 def _shut(sock: socket.socket) -> None:
-    try:
+    with contextlib.suppress(OSError):  # already closed
         sock.shutdown(socket.SHUT_RDWR)
-    except OSError:
-        pass  # already closed
 
 
 class _WatchedHTTP(http.client.HTTPConnection):
@@ -296,7 +295,8 @@ class _WatchedHTTPHandler(urllib.request.HTTPHandler):
         self._deadline = deadline
 
     def http_open(self, req: urllib.request.Request) -> http.client.HTTPResponse:
-        return self.do_open(_WatchedHTTP, req, deadline=self._deadline)
+        # Typeshed's protocol for the class has no room for the extra keyword it passes on.
+        return self.do_open(cast(Any, _WatchedHTTP), req, deadline=self._deadline)
 
 
 class _WatchedHTTPSHandler(urllib.request.HTTPSHandler):
@@ -306,7 +306,7 @@ class _WatchedHTTPSHandler(urllib.request.HTTPSHandler):
 
     def https_open(self, req: urllib.request.Request) -> http.client.HTTPResponse:
         context = self._context  # type: ignore[attr-defined]
-        return self.do_open(_WatchedHTTPS, req, context=context, deadline=self._deadline)
+        return self.do_open(cast(Any, _WatchedHTTPS), req, context=context, deadline=self._deadline)
 
 
 class _NoRedirect(urllib.request.HTTPRedirectHandler):

@@ -39,9 +39,9 @@ Decisions the protocol leaves open:
   or the broker is offline — a broker that does not answer a round trip within `probe_timeout`
   (frozen, or gone unnoticed) included. A /set that was written but not confirmed within
   `send_timeout` is `unconfirmed`: it may have happened. It is written at QoS 0, so it is never
-  sent again later. A reply therefore never claims what the device did not confirm. `send_many` publishes
-  every /set first and then awaits all the echoes against one deadline, each judged as `send`
-  judges it; `read_many` does the same with /get.
+  sent again later. A reply therefore never claims what the device did not confirm.
+  `send_many` publishes every /set first and then awaits all the echoes against one
+  deadline, each judged as `send` judges it; `read_many` does the same with /get.
 - **A fresh read** publishes `/get` for the properties the device can be asked for and returns the
   first state message after it; a device that cannot be asked (a sleeping sensor) answers with
   the last state it published, or with the next one within `read_timeout`.
