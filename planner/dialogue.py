@@ -9,6 +9,7 @@ from dataclasses import replace
 from datetime import timedelta
 
 from jiayu.grammar.phrases import say
+from jiayu.grammar.vocab import TABLES
 from jiayu.home import Home
 from jiayu.ir import Clause, Command
 from jiayu.planner import clauses as plan_clauses
@@ -17,7 +18,7 @@ from jiayu.planner.draft import Draft
 from jiayu.planner.timing import Schedule
 from jiayu.resolver.resolve import Found, Resolution
 from jiayu.resolver.session import PendingClarify, PendingConfirm
-from jiayu.text import shown
+from jiayu.text import normalize, shown
 
 
 def utterance(draft: Draft, said: tuple[Clause, ...]) -> None:
@@ -123,24 +124,29 @@ def _confirmed(draft: Draft, pending: PendingConfirm) -> None:
 
 
 _ANSWERS = frozenset({"confirm", "cancel"})
-_YES = re.compile(r"(?:确认执行|确定执行|确认|确定|是的|好的|对的|对)+")
-"""The contract's 确认/是的/好的/对 (with 确定, 对的, …执行), alone or together, repeated."""
+_YES = re.compile(
+    "(?:" + "|".join(sorted(map(re.escape, TABLES["CONFIRM"]), key=len, reverse=True)) + ")+"
+)
+"""The grammar's own words of assent (确认, 是的, 好的, 对, 确定, 可以 …), alone, together
+or repeated (对对): nothing else in the utterance."""
 _STATEMENT_END = " \t\u3000。.!！~～…、，,"
 _SEPARATORS = re.compile(r"[\s\u3000。.!！~～…、，,]+")
-_QUESTION = re.compile(r"[?？]|[吗么嘛呢]$|(.{1,2})不\1|是否|难道|什么|怎么|为什么|为啥|真的")
+_QUESTION = re.compile(
+    r"[?？]|[吗么嘛呢咩]$|(.{1,2})[不唔]\1|[是系]咪|是否|难道|什么|怎么|为什么|为啥|真的"
+)
 """A question: a question mark anywhere, a final question particle, A-not-A (对不对,
-确不确定, 确定不确定), or a question word."""
+确不确定, 对唔对), 系咪, or a question word."""
 
 
 def is_question(text: str) -> bool:
     """Whether the utterance asks rather than states (a question never confirms)."""
-    return _QUESTION.search(text.strip().rstrip(_STATEMENT_END)) is not None
+    return _QUESTION.search(normalize(text).strip().rstrip(_STATEMENT_END)) is not None
 
 
 def is_confirmation(text: str) -> bool:
     """Whether the whole utterance is a plain yes: only the confirming words, with
     separators and final stops between them (好的，确认。), and no question."""
-    words = [w for w in _SEPARATORS.split(text) if w]
+    words = [w for w in _SEPARATORS.split(normalize(text)) if w]
     return bool(words) and not is_question(text) and all(_YES.fullmatch(w) for w in words)
 
 

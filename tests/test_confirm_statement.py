@@ -20,11 +20,25 @@ RISKY_TYPES = {"Lock", "Valve", "GarageDoor"}
 CLOSING = {"lock", "close", "close_valve", "turn_off", "stop"}
 
 OPENERS = ["打开门锁", "把入户门锁打开", "门锁解锁", "打开燃气阀门", "把总水阀打开", "开一下煤气阀"]
-YES = ["确认", "对", "是的", "好的", "好的，确认", "确认。", "对对", "是的，确认！"]
+YES = [
+    "确认",
+    "对",
+    "是的",
+    "好的",
+    "好的，确认",
+    "确认。",
+    "对对",
+    "是的，确认！",
+    "嗯嗯",
+    "行",
+    "可以",
+]
 # Questions, written as people ask them: particles, marks, A-not-A, question words.
 QUESTION_STEMS = ["确认", "对", "是", "好的", "确定", "你确认", "你确定", "可以", "真的确认"]
 QUESTION_TAILS = ["吗", "？", "?", "吗？", "呢", "么", "嘛", " 吗", "吗。"]
-OTHER = ["关灯", "算了", "嗯嗯", "行", "好吧", "确认吧", "确认，打开客厅灯", "客厅灯开着吗"]
+OTHER = ["关灯", "算了", "好吧", "确认吧", "确认，打开客厅灯", "嗯"]
+# A question about something else is a question too: answered, and nothing dropped.
+ASIDE = ["客厅灯开着吗", "门锁锁着吗？", "燃气阀门关着吗"]
 A_NOT_A = ["对不对", "是不是", "确定不确定", "确不确认", "好不好"]
 
 
@@ -32,7 +46,7 @@ def questions() -> st.SearchStrategy[str]:
     marked = st.builds(
         lambda s, t: s + t, st.sampled_from(QUESTION_STEMS), st.sampled_from(QUESTION_TAILS)
     )
-    return st.one_of(marked, st.sampled_from(A_NOT_A))
+    return st.one_of(marked, st.sampled_from(A_NOT_A + ASIDE))
 
 
 Step = tuple[str, str, str | None, str, float]  # kind, session, user, text, seconds before
