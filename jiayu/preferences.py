@@ -248,15 +248,14 @@ def own_state_file(path: Path, owner: object) -> None:
     the lock); the kernel drops it when the process ends, however it ends. Another process
     holding it: StateFileError, one line naming the file. Stores of one process share the
     lock — a store made again on the same file in one process is that process restarting it."""
-    key = os.path.realpath(path)
+    key = os.path.realpath(path)  # one lock however the file is named (a link, a ./ path)
     with _owned_lock:
-        fd, users = _owned.get(key) or (_lock(path), 0)
+        fd, users = _owned.get(key) or (_lock(path, Path(key + ".lock")), 0)
         _owned[key] = (fd, users + 1)
     weakref.finalize(owner, _release, key)
 
 
-def _lock(path: Path) -> int:
-    lock_path = path.with_name(path.name + ".lock")
+def _lock(path: Path, lock_path: Path) -> int:
     try:
         fd = os.open(lock_path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
     except OSError as exc:

@@ -93,3 +93,15 @@ def test_a_killed_owner_leaves_no_stale_lock(
         load_home(demo_home_path()), schedules_path=schedules, preferences_path=preferences
     )
     assert len(engine.schedules) == 1
+
+
+def test_a_link_to_the_file_is_the_same_file(
+    owner: tuple[subprocess.Popen[str], Path, Path], tmp_path: Path
+) -> None:
+    process, schedules, _ = owner
+    other = tmp_path / "elsewhere"
+    other.mkdir()
+    (other / "mine.json").symlink_to(schedules)
+    with pytest.raises(StateFileError) as refused:
+        Engine(load_home(demo_home_path()), schedules_path=other / "mine.json")
+    assert str(refused.value).startswith(f"{other / 'mine.json'}: ")
