@@ -98,7 +98,7 @@ def test_a_killed_owner_leaves_no_stale_lock(
 def test_a_link_to_the_file_is_the_same_file(
     owner: tuple[subprocess.Popen[str], Path, Path], tmp_path: Path
 ) -> None:
-    process, schedules, _ = owner
+    _, schedules, _ = owner
     other = tmp_path / "elsewhere"
     other.mkdir()
     (other / "mine.json").symlink_to(schedules)
