@@ -4,6 +4,8 @@ fake model server, through both clients and the whole engine."""
 from __future__ import annotations
 
 import json
+import socket
+import threading
 import time
 from collections.abc import Iterator
 
@@ -106,3 +108,29 @@ def test_twenty_clauses_are_still_an_answer(server: FakeLLMServer, demo_home: Ho
     server.script(_answer(20))
     result = engine.turn("整点凉快的")
     assert result.commands == [{"device": "ac_living", "command": "turn_on", "params": {}}]
+
+
+def test_headers_trickled_a_byte_at_a_time_are_bounded_too() -> None:
+    """The deadline covers the status line and headers, not only the body."""
+    server = socket.create_server(("127.0.0.1", 0))
+    answer = b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nX-Pad: " + b"a" * 60
+
+    def trickle() -> None:
+        peer, _ = server.accept()
+        with peer:
+            peer.recv(65536)
+            for i in range(len(answer)):
+                try:
+                    peer.sendall(answer[i : i + 1])
+                except OSError:
+                    return  # the client hung up at its deadline
+                time.sleep(0.3)
+
+    threading.Thread(target=trickle, daemon=True).start()
+    port = server.getsockname()[1]
+    client = OpenAICompatClient(f"http://127.0.0.1:{port}/v1", api_key=KEY, timeout=1.0)
+    started = time.monotonic()
+    with pytest.raises(LLMError, match="within 1 s"):
+        client.complete([{"role": "user", "content": "x"}], temperature=0, top_p=0.8, max_tokens=5)
+    assert time.monotonic() - started < 1.5
+    server.close()
