@@ -203,9 +203,7 @@ class OpenAICompatClient:
             self.url, data=json.dumps(body, ensure_ascii=False).encode(), headers=headers
         )
         watch = _Deadline()
-        opener = urllib.request.build_opener(
-            _NoRedirect(), _WatchedHTTPHandler(watch), _WatchedHTTPSHandler(watch)
-        )
+        opener = urllib.request.build_opener(_NoRedirect(), _WatchedHandler(watch))
         timer = threading.Timer(self.timeout, watch.expire)
         timer.daemon = True
         timer.start()
@@ -270,39 +268,31 @@ def _shut(sock: socket.socket) -> None:
 
 
 class _WatchedHTTP(http.client.HTTPConnection):
+    """A connection that hands its socket to the call's deadline once connected."""
+
     def __init__(self, *args: Any, deadline: _Deadline, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self._deadline = deadline
 
     def connect(self) -> None:
         super().connect()
-        self._deadline.watch(self.sock)
+        self._deadline.watch(self.sock)  # over TLS, the wrapped socket
 
 
-class _WatchedHTTPS(http.client.HTTPSConnection):
-    def __init__(self, *args: Any, deadline: _Deadline, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self._deadline = deadline
-
-    def connect(self) -> None:
-        super().connect()
-        self._deadline.watch(self.sock)
+class _WatchedHTTPS(_WatchedHTTP, http.client.HTTPSConnection):
+    pass
 
 
-class _WatchedHTTPHandler(urllib.request.HTTPHandler):
+class _WatchedHandler(urllib.request.HTTPHandler, urllib.request.HTTPSHandler):
+    """urllib's http and https handlers, opening watched connections."""
+
     def __init__(self, deadline: _Deadline) -> None:
         super().__init__()
         self._deadline = deadline
 
+    # Typeshed's protocol for the class has no room for the extra keyword passed on to it.
     def http_open(self, req: urllib.request.Request) -> http.client.HTTPResponse:
-        # Typeshed's protocol for the class has no room for the extra keyword it passes on.
         return self.do_open(cast(Any, _WatchedHTTP), req, deadline=self._deadline)
-
-
-class _WatchedHTTPSHandler(urllib.request.HTTPSHandler):
-    def __init__(self, deadline: _Deadline) -> None:
-        super().__init__()
-        self._deadline = deadline
 
     def https_open(self, req: urllib.request.Request) -> http.client.HTTPResponse:
         context = self._context  # type: ignore[attr-defined]
