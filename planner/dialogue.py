@@ -3,6 +3,7 @@ then the utterance's own clauses; and a schedule's commands when it fires."""
 
 from __future__ import annotations
 
+import contextlib
 import re
 from collections.abc import Iterable
 from dataclasses import replace
@@ -15,7 +16,8 @@ from jiayu.ir import Clause, Command
 from jiayu.planner import clauses as plan_clauses
 from jiayu.planner import conditions, preferences, timers
 from jiayu.planner.draft import Draft
-from jiayu.planner.timing import Schedule
+from jiayu.planner.replies import when_phrase
+from jiayu.planner.timing import Schedule, ScheduleError, fire_time
 from jiayu.resolver.resolve import Found, Resolution
 from jiayu.resolver.session import PendingClarify, PendingConfirm
 from jiayu.text import normalize, shown
@@ -169,7 +171,13 @@ def _ask_again(draft: Draft, pending: PendingConfirm, rest: list[Clause]) -> Non
     names = [
         shown(draft.home.device(d).name) for d in dict.fromkeys(c.device for c in pending.commands)
     ]
-    draft.say("confirm", say("ask.confirm_again", command=pending.commands[0].command, names=names))
+    when = ""
+    if pending.when is not None:  # 确认 schedules it from now: said as the first asking said it
+        now = draft.ctx.now
+        with contextlib.suppress(ScheduleError):
+            when = when_phrase(fire_time(pending.when, now), now)
+    command = pending.commands[0].command
+    draft.say("confirm", say("ask.confirm_again", when=when, command=command, names=names))
 
 
 def _dropped(home: Home, commands: Iterable[Command]) -> str:
