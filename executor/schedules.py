@@ -37,7 +37,12 @@ from jiayu.planner.timing import (
     fire_time,
     new_schedule_id,
 )
-from jiayu.preferences import StateFileError, read_state_file, write_state_file
+from jiayu.preferences import (
+    StateFileError,
+    own_state_file,
+    read_state_file,
+    write_state_file,
+)
 
 __all__ = [
     "LATE_LIMIT",
@@ -92,6 +97,7 @@ class ScheduleStore:
         self._schedules: dict[str, Schedule] = {}
         self._watchers: list[Callable[[], None]] = []
         if path is not None:
+            own_state_file(path, self)  # one engine at a time, across processes
             data = read_state_file(path)
             if data is None:
                 self._save()

@@ -195,6 +195,11 @@ TEMPLATES: Final[Mapping[str, str]] = {
     "when.tomorrow": "明天{at:%H:%M}",
     "when.day_after": "后天{at:%H:%M}",
     "when.date": "{at.month}月{at.day}日{at:%H:%M}",
+    # Confirmations of high-risk commands (issue 19: only a statement confirms, in time,
+    # by the user who asked).
+    "ask.confirm_again": "还没有执行：确定要{when}{command:command}{names:list}吗？请说“确认”。",
+    "refuse.confirm_expired": "确认已过期，没有执行",
+    "refuse.confirm_other_user": "要由刚才提出的人确认，还没有执行",
     # Single words.
     "word.device": "设备",
     "word.attribute": "{attribute:attribute}",

@@ -61,6 +61,7 @@ class Engine:
         clock: Clock | None = None,
         schedules_path: str | os.PathLike[str] | None = None,
         preferences_path: str | os.PathLike[str] | None = None,
+        confirm_ttl_s: float = 60.0,
     ) -> None:
         """`hub`: a blocking Hub (both APIs) or an AsyncHub (`handle` only); the simulated hub
         by default. `schedules_path` / `preferences_path`: JSON state files the hub keeps, so
@@ -75,7 +76,7 @@ class Engine:
         if self.audit is not None:
             self.audit.check()  # refuse to start rather than send unaudited commands
         self.fallback = effects.load_fallback(llm, home) if llm is not None else None
-        self.limits = (parallel, command_timeout)
+        self.limits, self.confirm_ttl_s = (parallel, command_timeout), confirm_ttl_s
         self.clock: Clock = clock if clock is not None else SystemClock()
         self._paths = (schedules_path, preferences_path)
         # Shared with fresh() copies, which share the indexes: the pinyin data is built once,
@@ -104,6 +105,7 @@ class Engine:
         engine.resolver, engine.audit, engine.fallback = self.resolver, self.audit, self.fallback
         engine.hub = hub if hub is not None else SimulatedHub(self.home)
         engine.limits, engine.clock, engine._paths = self.limits, self.clock, (None, None)
+        engine.confirm_ttl_s = self.confirm_ttl_s
         engine._warming = self._warming
         engine._setup()
         return engine
@@ -128,6 +130,7 @@ class Engine:
             self.preferences,
             _known_room(self.home, area),
             user,
+            self.confirm_ttl_s,
         )
 
     def steps(self, text: str, session: Session, area: str | None, user: str | None) -> Steps:

@@ -20,17 +20,19 @@ A key names the state attribute the preference is for (the attribute a `Value` o
     mode                cool, heat, dry, fan, auto
 
 A user or key never stored reads as None: the engine then asks (`clarify`) and stores
-the answer. This module also holds the small state-file helpers (read with validation,
-write atomically) that the schedule store shares.
+the answer. This module also holds the small state-file helpers (one owner, read with
+validation, write atomically) that the schedule store shares.
 """
 
 from __future__ import annotations
 
+import fcntl
 import json
 import math
 import os
 import tempfile
 import threading
+import weakref
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import cache
@@ -143,6 +145,7 @@ class PreferenceStore:
         self._lock = threading.Lock()
         self._users: dict[str, dict[str, Preference]] = {}
         if path is not None:
+            own_state_file(path, self)
             data = read_state_file(path)
             if data is None:
                 write_state_file(path, self._document())
@@ -230,6 +233,54 @@ def _check_frame(data: dict[str, Any], report: Callable[[tuple[str, ...], str], 
     for key in data:
         if key not in ("version", "users"):
             report((), f"unknown key {_show(key)}")
+
+
+_owned: dict[str, tuple[int, int]] = {}
+"""The state files this process owns, by real path: the locked fd and how many stores use it."""
+_owned_lock = threading.Lock()
+
+
+def own_state_file(path: Path, owner: object) -> None:
+    """Make this process the one owner of a state file for as long as `owner` lives
+    (CONTRACTS §5): two engines writing one file each from its own memory lose each other's
+    changes, and a schedule both hold fires twice. The owner holds an exclusive `flock` on
+    `<file>.lock` beside it (the file itself is replaced on every write, so it cannot carry
+    the lock); the kernel drops it when the process ends, however it ends. Another process
+    holding it: StateFileError, one line naming the file. Stores of one process share the
+    lock — a store made again on the same file in one process is that process restarting it."""
+    key = os.path.realpath(path)  # one lock however the file is named (a link, a ./ path)
+    with _owned_lock:
+        fd, users = _owned.get(key) or (_lock(path, Path(key + ".lock")), 0)
+        _owned[key] = (fd, users + 1)
+    weakref.finalize(owner, _release, key)
+
+
+def _lock(path: Path, lock_path: Path) -> int:
+    try:
+        fd = os.open(lock_path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+    except OSError as exc:
+        problem = Problem(str(path), "", f"cannot write {lock_path.name}: {exc.strerror or exc}")
+        raise StateFileError([problem]) from exc
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError as exc:
+        holder = os.read(fd, 32).decode("ascii", "replace").strip()
+        os.close(fd)
+        who = f" (process {holder})" if holder.isdigit() else ""
+        message = f"is in use by another jiayu engine{who}; a state file has one engine at a time"
+        raise StateFileError([Problem(str(path), "", message)]) from exc
+    os.ftruncate(fd, 0)
+    os.write(fd, f"{os.getpid()}\n".encode())  # for the other engine's error message
+    return fd
+
+
+def _release(key: str) -> None:
+    with _owned_lock:
+        fd, users = _owned.pop(key)
+        if users > 1:
+            _owned[key] = (fd, users - 1)
+        else:
+            os.close(fd)  # closing the only descriptor releases the flock
 
 
 def read_state_file(path: Path) -> object | None:

@@ -3,27 +3,55 @@ then the utterance's own clauses; and a schedule's commands when it fires."""
 
 from __future__ import annotations
 
+import contextlib
+import re
 from collections.abc import Iterable
 from dataclasses import replace
+from datetime import timedelta
 
+from jiayu.grammar.phrases import say
+from jiayu.grammar.vocab import TABLES
 from jiayu.home import Home
 from jiayu.ir import Clause, Command
 from jiayu.planner import clauses as plan_clauses
 from jiayu.planner import conditions, preferences, timers
 from jiayu.planner.draft import Draft
-from jiayu.planner.timing import Schedule
+from jiayu.planner.replies import when_phrase
+from jiayu.planner.timing import Schedule, ScheduleError, fire_time
 from jiayu.resolver.resolve import Found, Resolution
 from jiayu.resolver.session import PendingClarify, PendingConfirm
-from jiayu.text import shown
+from jiayu.text import normalize, shown
 
 
 def utterance(draft: Draft, said: tuple[Clause, ...]) -> None:
-    """Plan an understood utterance against the question the session was waiting on."""
+    """Plan an understood utterance against the question the session was waiting on; a
+    confirmation this turn asks for is stamped with its time and its user."""
+    _utterance(draft, said)
+    asked = draft.pending
+    if isinstance(asked, PendingConfirm) and asked is not draft.pending_in:
+        draft.pending = replace(asked, asked_at=draft.ctx.now, user=draft.ctx.user)
+
+
+def _utterance(draft: Draft, said: tuple[Clause, ...]) -> None:
     pending = draft.pending_in
     actions = {c.action for c in said}
+    if isinstance(pending, PendingConfirm) and _expired(draft, pending):
+        if "confirm" in actions:
+            draft.say("noop", say("refuse.confirm_expired"))
+            return
+        pending = None  # gone: the turn is an ordinary one
     if isinstance(pending, PendingConfirm):
-        if actions == {"confirm"}:  # 确认 / 好的，确认: nothing but yes
-            _confirmed(draft, pending)
+        if is_question(draft.text):
+            # 确认吗 / 对吗 / 你确定吗: never a yes, and no reason to drop what waits.
+            _ask_again(draft, pending, [c for c in said if c.action not in _ANSWERS])
+            return
+        elif pending.user is not None and draft.ctx.user != pending.user and "confirm" in actions:
+            draft.held.extend(pending.commands)
+            draft.pending = pending
+            draft.say("confirm", say("refuse.confirm_other_user"))
+            return
+        elif actions == {"confirm"} and is_confirmation(draft.text):
+            _confirmed(draft, pending)  # 确认 / 好的，确认: a plain yes, nothing else
             return
         if actions == {"cancel"}:
             draft.say("noop", "好的，已取消。")
@@ -95,6 +123,61 @@ def _confirmed(draft: Draft, pending: PendingConfirm) -> None:
     if not conditions.holds(draft, pending.condition, list(pending.focus)):
         return
     plan_clauses.queue(draft, list(pending.commands), None, confirmed=True)
+
+
+_ANSWERS = frozenset({"confirm", "cancel"})
+_YES = re.compile(
+    "(?:" + "|".join(sorted(map(re.escape, TABLES["CONFIRM"]), key=len, reverse=True)) + ")+"
+)
+"""The grammar's own words of assent (确认, 是的, 好的, 对, 确定, 可以 …), alone, together
+or repeated (对对): nothing else in the utterance."""
+_STATEMENT_END = " \t\u3000。.!！~～…、，,"
+_SEPARATORS = re.compile(r"[\s\u3000。.!！~～…、，,]+")
+_QUESTION = re.compile(
+    r"[?？]|[吗么嘛呢咩]$|(.{1,2})[不唔]\1|[是系]咪|是否|难道|什么|怎么|为什么|为啥|真的"
+)
+"""A question: a question mark anywhere, a final question particle, A-not-A (对不对,
+确不确定, 对唔对), 系咪, or a question word."""
+
+
+def is_question(text: str) -> bool:
+    """Whether the utterance asks rather than states (a question never confirms)."""
+    return _QUESTION.search(normalize(text).strip().rstrip(_STATEMENT_END)) is not None
+
+
+def is_confirmation(text: str) -> bool:
+    """Whether the whole utterance is a plain yes: only the confirming words, with
+    separators and final stops between them (好的，确认。), and no question."""
+    words = [w for w in _SEPARATORS.split(normalize(text)) if w]
+    return bool(words) and not is_question(text) and all(_YES.fullmatch(w) for w in words)
+
+
+def _expired(draft: Draft, pending: PendingConfirm) -> bool:
+    asked = pending.asked_at
+    if asked is None:
+        return True  # fail closed: a confirmation with no time of asking is no confirmation
+    return draft.ctx.now - asked > timedelta(seconds=draft.ctx.confirm_ttl_s)
+
+
+def _ask_again(draft: Draft, pending: PendingConfirm, rest: list[Clause]) -> None:
+    """A question while a confirmation waits: what else it says runs (门锁锁着吗 is answered),
+    and the confirmation is asked again unless the turn asked something new."""
+    if rest:
+        plan_clauses.run(draft, tuple(rest), [], None)
+    if draft.pending is not None:
+        return
+    draft.held.extend(pending.commands)
+    draft.pending = pending
+    names = [
+        shown(draft.home.device(d).name) for d in dict.fromkeys(c.device for c in pending.commands)
+    ]
+    when = ""
+    if pending.when is not None:  # 确认 schedules it from now: said as the first asking said it
+        now = draft.ctx.now
+        with contextlib.suppress(ScheduleError):
+            when = when_phrase(fire_time(pending.when, now), now)
+    command = pending.commands[0].command
+    draft.say("confirm", say("ask.confirm_again", when=when, command=command, names=names))
 
 
 def _dropped(home: Home, commands: Iterable[Command]) -> str:

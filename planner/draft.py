@@ -112,6 +112,8 @@ class Inputs:
     preferences: PreferenceView
     area: str | None = None
     user: str | None = None
+    confirm_ttl_s: float = 60.0
+    """How long a high-risk command waits for its 确认 (CONTRACTS: default 60 s)."""
 
 
 @dataclass

@@ -7,6 +7,9 @@ FAULT_WORDS: dict[str, str] = {
     "offline": "设备离线",
     "timeout": "响应超时",
     "refused": "设备拒绝执行",
+    # Sent, but the device never said it took it: it may have happened or not (CONTRACTS §5).
+    "unconfirmed": "可能没有执行（设备没有确认）",
+    "error": "设备出错",
 }
 """What a hub's failure reason means, said to a person."""
 

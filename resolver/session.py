@@ -10,6 +10,7 @@ from __future__ import annotations
 import threading
 from collections import deque
 from dataclasses import dataclass
+from datetime import datetime
 
 from jiayu.ir import Clause, Command, Condition, Timing
 
@@ -49,6 +50,11 @@ class PendingConfirm:
     """The utterance that asked, for the audit log."""
     when: Timing | None = None
     """For a delayed command held for confirmation: its time, so 确认 schedules it."""
+    asked_at: datetime | None = None
+    """When it was asked: a 确认 later than the session's `confirm_ttl_s` sends nothing
+    (None, never stamped, counts as expired)."""
+    user: str | None = None
+    """Who asked, when the turn named a user: only that user confirms."""
 
 
 @dataclass(frozen=True)

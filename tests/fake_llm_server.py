@@ -36,6 +36,10 @@ class Reply:
     """Wait this long before answering (a model slower than the client's timeout)."""
     raw: bytes | None = None
     """Send exactly these bytes with status 200 (a body that is not JSON)."""
+    trickle_s: float = 0.0
+    """Send the answer one byte every this many seconds (a server that never quite stalls)."""
+    location: str | None = None
+    """Answer with a redirect (`status`, 302 unless given) to this URL instead."""
 
 
 def error(status: int, code: str) -> Reply:
@@ -120,6 +124,12 @@ class FakeLLMServer:
         fake = self
 
         class Handler(BaseHTTPRequestHandler):
+            def do_GET(self) -> None:
+                # Only a followed redirect sends a GET (302/303 turn a POST into one): recorded,
+                # so a test sees what reached this host with which headers.
+                fake._next(Received(self.path.split("?")[0], dict(self.headers.items()), {}))
+                self._send(405, {"error": {"message": "GET is not a chat completion"}}, 0.0)
+
             def do_POST(self) -> None:
                 length = int(self.headers.get("Content-Length") or 0)
                 try:
@@ -133,23 +143,36 @@ class FakeLLMServer:
                 reply = fake._next(Received(path, dict(self.headers.items()), body))
                 if reply.delay_s and fake._closing.wait(reply.delay_s):
                     return
-                if reply.raw is not None:
-                    self._send_bytes(200, reply.raw)
+                if reply.location is not None:
+                    self.send_response(reply.status if reply.status != 200 else 302)
+                    self.send_header("Location", reply.location)
+                    self.send_header("Content-Length", "0")
+                    self.end_headers()
+                elif reply.raw is not None:
+                    self._send_bytes(200, reply.raw, reply.trickle_s)
                 elif path == NATIVE_PATH:
-                    self._send(reply.status, _native(reply))
+                    self._send(reply.status, _native(reply), reply.trickle_s)
                 else:
-                    self._send(reply.status, _openai(reply, str(body.get("model", ""))))
+                    model = str(body.get("model", ""))
+                    self._send(reply.status, _openai(reply, model), reply.trickle_s)
 
-            def _send(self, status: int, payload: dict[str, Any]) -> None:
-                self._send_bytes(status, json.dumps(payload, ensure_ascii=False).encode())
+            def _send(self, status: int, payload: dict[str, Any], trickle_s: float) -> None:
+                data = json.dumps(payload, ensure_ascii=False).encode()
+                self._send_bytes(status, data, trickle_s)
 
-            def _send_bytes(self, status: int, data: bytes) -> None:
+            def _send_bytes(self, status: int, data: bytes, trickle_s: float = 0.0) -> None:
                 try:
                     self.send_response(status)
                     self.send_header("Content-Type", "application/json")
                     self.send_header("Content-Length", str(len(data)))
                     self.end_headers()
-                    self.wfile.write(data)
+                    if not trickle_s:
+                        self.wfile.write(data)
+                    for i in range(len(data) if trickle_s else 0):
+                        self.wfile.write(data[i : i + 1])
+                        self.wfile.flush()
+                        if fake._closing.wait(trickle_s):
+                            return
                 except OSError:
                     pass  # the client gave up (timed out) before the answer came
 

@@ -118,7 +118,7 @@ def test_writes_leave_no_temporary_files_behind(tmp_path: Path) -> None:
     store = PreferenceStore(tmp_path / "prefs.json")
     for volume in range(5):
         store.set("小明", "volume", volume)
-    assert [p.name for p in tmp_path.iterdir()] == ["prefs.json"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["prefs.json", "prefs.json.lock"]
 
 
 def test_concurrent_sets_from_threads_all_land_in_the_file(tmp_path: Path) -> None:

@@ -6,19 +6,25 @@ grammar turn never loads it). `OpenAICompatClient` speaks `POST {base}/chat/comp
 with the standard library only: DashScope's compatible mode, vLLM, llama.cpp's server and
 Ollama's `/v1` all answer it, so a user with no cloud account needs no SDK.
 
-Both make exactly one request per call, with an explicit timeout and no retries of their own
-(a turn waits for at most one timeout), and turn every failure into `LLMError`.
+Both make exactly one request per call, with an explicit timeout that bounds the whole call
+however slowly the server answers, no retries of their own (a turn waits for at most one
+timeout), follow no redirect (the key goes to the configured host or nowhere, and no other
+host's answer is acted on), and turn every failure into `LLMError`.
 """
 
 from __future__ import annotations
 
+import contextlib
+import http.client
 import json
 import math
 import os
+import socket
+import threading
 import urllib.error
 import urllib.request
-from collections.abc import Mapping, Sequence
-from typing import Any, Protocol
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, Protocol, TypeVar, cast
 
 from jiayu.errors import JiayuError
 
@@ -81,6 +87,20 @@ class DashScopeClient:
         top_p: float,
         max_tokens: int,
     ) -> str:
+        # The whole call, loading the SDK included (a second on a cold start), is on a worker
+        # thread the turn waits for at most `timeout`: the SDK's own timeout bounds each socket
+        # wait, not the call.
+        return _within(
+            self.timeout, lambda: self._call(list(messages), temperature, top_p, max_tokens)
+        )
+
+    def _call(
+        self,
+        messages: list[Mapping[str, str]],
+        temperature: float,
+        top_p: float,
+        max_tokens: int,
+    ) -> str:
         try:
             import requests
             from dashscope import Generation
@@ -93,6 +113,7 @@ class DashScopeClient:
         options: dict[str, Any] = {}
         if self.base_url is not None:
             options["base_address"] = self.base_url
+        session = _no_redirects_session()
         try:
             # request_timeout is the HTTP timeout; `timeout=` would be sent to the model
             # as a generation parameter and bound nothing.
@@ -107,6 +128,7 @@ class DashScopeClient:
                 temperature=temperature,
                 top_p=top_p,
                 max_tokens=max_tokens,
+                session=session,
                 **options,
             )
         except AuthenticationError as e:
@@ -118,6 +140,8 @@ class DashScopeClient:
             raise LLMError(f"DashScope could not be reached: {type(e).__name__}") from e
         except Exception as e:  # the SDK raises bare ValueErrors and its own types alike
             raise LLMError(f"DashScope call failed: {type(e).__name__}: {e}") from e
+        finally:
+            session.close()
         # HTTP errors (401, 429, 500) come back as a response, not an exception.
         status = getattr(response, "status_code", None)
         if status != 200:
@@ -136,9 +160,9 @@ class DashScopeClient:
 class OpenAICompatClient:
     """`POST {base_url}/chat/completions` (the OpenAI shape) with urllib only.
 
-    The timeout bounds each wait on the socket (connect, and each read), as urllib does; a
-    server that trickles its answer byte by byte could take longer, which no model server does.
-    Proxies from the environment (https_proxy, no_proxy) are honoured, as by every urllib user."""
+    The timeout bounds the whole call: at the deadline the connection is shut, however the
+    server trickles its answer. A redirect is an error, never followed. Proxies from the
+    environment (https_proxy, no_proxy) are honoured, as by every urllib user."""
 
     def __init__(
         self,
@@ -178,10 +202,19 @@ class OpenAICompatClient:
         request = urllib.request.Request(
             self.url, data=json.dumps(body, ensure_ascii=False).encode(), headers=headers
         )
+        watch = _Deadline()
+        opener = urllib.request.build_opener(_NoRedirect(), _WatchedHandler(watch))
+        timer = threading.Timer(self.timeout, watch.expire)
+        timer.daemon = True
+        timer.start()
         try:
-            with urllib.request.urlopen(request, timeout=self.timeout) as response:
+            with opener.open(request, timeout=self.timeout) as response:
                 raw = response.read(_MAX_RESPONSE_BYTES + 1)
+            if watch.expired:  # the answer was cut short at the deadline
+                raise TimeoutError
         except urllib.error.HTTPError as e:
+            if watch.expired:
+                raise LLMError(f"{self.url} did not answer within {self.timeout:g} s") from e
             raise LLMError(f"{self.url} answered HTTP {e.code}: {_error_detail(e)}") from e
         except urllib.error.URLError as e:
             if isinstance(e.reason, TimeoutError):
@@ -189,8 +222,13 @@ class OpenAICompatClient:
             raise LLMError(f"{self.url} could not be reached: {e.reason}") from e
         except TimeoutError as e:  # socket.timeout is TimeoutError since 3.10
             raise LLMError(f"{self.url} did not answer within {self.timeout:g} s") from e
-        except (OSError, ValueError) as e:  # a reset connection, a malformed status line
+        except (OSError, ValueError, http.client.HTTPException) as e:
+            # A reset connection, a malformed status line, or the deadline's shutdown.
+            if watch.expired:
+                raise LLMError(f"{self.url} did not answer within {self.timeout:g} s") from e
             raise LLMError(f"{self.url} failed: {type(e).__name__}: {e}") from e
+        finally:
+            timer.cancel()
         if len(raw) > _MAX_RESPONSE_BYTES:
             raise LLMError(f"{self.url} answered more than {_MAX_RESPONSE_BYTES} bytes")
         try:
@@ -200,6 +238,111 @@ class OpenAICompatClient:
         if not isinstance(content, str):
             raise LLMError(f"{self.url} answered with a message that is not text")
         return content
+
+
+class _Deadline:
+    """The sockets of one call, shut when its deadline passes (a read blocked on a trickling
+    server then returns at once)."""
+
+    def __init__(self) -> None:
+        self.expired = False
+        self._sockets: list[socket.socket] = []
+        self._lock = threading.Lock()
+
+    def watch(self, sock: socket.socket) -> None:
+        with self._lock:
+            self._sockets.append(sock)
+            if self.expired:
+                _shut(sock)
+
+    def expire(self) -> None:
+        with self._lock:
+            self.expired = True
+            for sock in self._sockets:
+                _shut(sock)
+
+
+def _shut(sock: socket.socket) -> None:
+    with contextlib.suppress(OSError):  # already closed
+        sock.shutdown(socket.SHUT_RDWR)
+
+
+class _WatchedHTTP(http.client.HTTPConnection):
+    """A connection that hands its socket to the call's deadline once connected."""
+
+    def __init__(self, *args: Any, deadline: _Deadline, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._deadline = deadline
+
+    def connect(self) -> None:
+        super().connect()
+        self._deadline.watch(self.sock)  # over TLS, the wrapped socket
+
+
+class _WatchedHTTPS(_WatchedHTTP, http.client.HTTPSConnection):
+    pass
+
+
+class _WatchedHandler(urllib.request.HTTPHandler, urllib.request.HTTPSHandler):
+    """urllib's http and https handlers, opening watched connections."""
+
+    def __init__(self, deadline: _Deadline) -> None:
+        super().__init__()
+        self._deadline = deadline
+
+    # Typeshed's protocol for the class has no room for the extra keyword passed on to it.
+    def http_open(self, req: urllib.request.Request) -> http.client.HTTPResponse:
+        return self.do_open(cast(Any, _WatchedHTTP), req, deadline=self._deadline)
+
+    def https_open(self, req: urllib.request.Request) -> http.client.HTTPResponse:
+        context = self._context  # type: ignore[attr-defined]
+        return self.do_open(cast(Any, _WatchedHTTPS), req, context=context, deadline=self._deadline)
+
+
+class _NoRedirect(urllib.request.HTTPRedirectHandler):
+    """A redirect comes back as the HTTPError it is: following it would send the key, and
+    the request, to a host nobody configured."""
+
+    def redirect_request(self, *_args: Any, **_kwargs: Any) -> None:
+        return None
+
+
+def _no_redirects_session() -> Any:
+    import requests  # the SDK's dependency: only reached once the SDK has loaded
+
+    class NoRedirects(requests.Session):
+        """The SDK's requests, with a redirect answered as it is (an HTTP error), not followed."""
+
+        def get_redirect_target(self, resp: Any) -> None:
+            return None
+
+    return NoRedirects()
+
+
+_T = TypeVar("_T")
+
+
+def _within(timeout: float, call: Callable[[], _T]) -> _T:
+    """`call()` on a worker thread, waited for at most `timeout` seconds in all. A late answer
+    is dropped; the abandoned call ends by its own per-read timeout."""
+    done = threading.Event()
+    outcome: list[Any] = []
+
+    def run() -> None:
+        try:
+            outcome.append((True, call()))
+        except BaseException as e:  # handed to the caller below, as the call would raise it
+            outcome.append((False, e))
+        done.set()
+
+    threading.Thread(target=run, name="jiayu-llm-call", daemon=True).start()
+    if not done.wait(timeout):
+        raise LLMError(f"the model did not answer within {timeout:g} s")
+    ok, value = outcome[0]
+    if not ok:
+        raise value
+    result: _T = value
+    return result
 
 
 def client_from_env(

@@ -34,6 +34,7 @@ from jiayu.catalog import STATE_ATTRIBUTES
 from jiayu.compiler.build import PLACE_KINDS
 from jiayu.compiler.lexicon import Lexicon
 from jiayu.compiler.llm.cache import PerHome
+from jiayu.compiler.parse import MAX_CLAUSES
 from jiayu.grammar.vocab import TABLES
 from jiayu.home import Home
 from jiayu.ir import Action, Clause, Mention, Place, Quantifier, Target, Value
@@ -122,7 +123,11 @@ _place_index = PerHome(_places)
 
 
 def to_clauses(items: Sequence[Mapping[str, Any]], home: Home) -> tuple[Clause, ...] | str:
-    """The clauses of a validated compact array, in order, or why it cannot be used."""
+    """The clauses of a validated compact array, in order, or why it cannot be used. An
+    answer of more clauses than the grammar takes in one utterance is refused whole: no
+    utterance says that much, and a turn must never send what the grammar could not."""
+    if len(items) > MAX_CLAUSES:
+        return f"{len(items)} commands, more than {MAX_CLAUSES} in one utterance"
     places = _place_index(home)
     clauses = []
     for i, item in enumerate(items):

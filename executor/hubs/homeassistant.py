@@ -264,6 +264,17 @@ def _failure(device_id: str, exc: BaseException) -> HubError:
     return failure
 
 
+def _left(device_id: str, exc: BaseException) -> HubError:
+    """A call that was written but not answered with success: `refused` when HA said no,
+    else `unconfirmed` (no answer in time, or the connection lost after it left: HA may
+    have run it)."""
+    failure = _failure(device_id, exc)
+    if failure.reason != "refused":
+        failure = HubError(device_id, "unconfirmed")
+        failure.__cause__ = exc
+    return failure
+
+
 def _known_state(device_id: str, found: tuple[str, dict[str, Any]] | None) -> dict[str, Any]:
     """Our state for a cached HA state; HubError when HA has no such entity or it is
     unavailable."""
@@ -280,9 +291,13 @@ class HomeAssistantHub:
     without a round trip. A lost connection is re-opened on the next read or send; while it
     cannot be, every device is offline."""
 
-    def __init__(self, url: str, token: str, *, timeout: float = 5.0) -> None:
+    def __init__(
+        self, url: str, token: str, *, timeout: float = 5.0, probe_timeout: float = 0.5
+    ) -> None:
         self.url = url
         self.timeout = timeout
+        self.probe_timeout = probe_timeout
+        """How long a ping may take before commands are written (a frozen HA fails at once)."""
         self._token = token
         self._ws: ClientConnection | None = None
         self._ids = itertools.count(1)
@@ -351,6 +366,13 @@ class HomeAssistantHub:
             key = (call.domain, call.service, json.dumps(dict(call.data), sort_keys=True))
             groups.setdefault(key, (call, []))[1].append(i)
         calls: list[tuple[list[int], Future[Any]]] = []
+        if groups and not self._server_answers():
+            # Frozen or gone: nothing is written that it could run once it is back, after the
+            # failure was reported (CONTRACTS §5).
+            for _, members in groups.values():
+                for i in members:
+                    sends[i] = HubError(commands[i].device, "offline")
+            groups.clear()
         for call, members in groups.values():
             entity_ids = [commands[i].device for i in members]
             message = {
@@ -372,8 +394,21 @@ class HomeAssistantHub:
             error = future.exception() if future.done() else self._no_answer()
             if error is not None:
                 for i in members:
-                    sends[i] = _failure(commands[i].device, error)
+                    sends[i] = _left(commands[i].device, error)
         return sends
+
+    def _server_answers(self) -> bool:
+        """A WebSocket ping answered within `probe_timeout`: HA is there to take a call now."""
+        with self._lock:
+            ws = self._ws
+        if ws is None:
+            return False
+        try:
+            with self._sending:
+                pong = ws.ping()
+        except Exception:  # the socket's own errors vary by failure
+            return False
+        return pong.wait(self.probe_timeout)
 
     # The connection.
 

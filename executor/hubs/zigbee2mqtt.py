@@ -32,13 +32,16 @@ Decisions the protocol leaves open:
   the first of auto, cool, heat, dry, fan_only it offers. zigbee2mqtt exposes a water or gas
   valve as a plain `switch`; a switch whose definition says "valve" is our `valve` (ON is open),
   so it keeps the valve's confirmation rule.
-- **A send waits for its echo.** zigbee2mqtt publishes the new state once the device has taken a
-  command; a send returns only when a state message confirms it (`send_timeout`, else
-  `timeout`), fails with `refused` when the bridge logs the command as failed or the device
-  reports a different value, and with `offline` when the device, the bridge or the broker is
-  offline. A reply therefore never claims what the device did not confirm. `send_many` publishes
-  every /set first and then awaits all the echoes against one deadline, each judged as `send`
-  judges it; `read_many` does the same with /get.
+- **A send waits for its echo, and is delivered at most once.** zigbee2mqtt publishes the new
+  state once the device has taken a command; a send returns only when a state message confirms
+  it, fails with `refused` when the bridge logs the command as failed or the device reports a
+  different value, and with `offline`, before anything is written, when the device, the bridge
+  or the broker is offline — a broker that does not answer a round trip within `probe_timeout`
+  (frozen, or gone unnoticed) included. A /set that was written but not confirmed within
+  `send_timeout` is `unconfirmed`: it may have happened. It is written at QoS 0, so it is never
+  sent again later. A reply therefore never claims what the device did not confirm.
+  `send_many` publishes every /set first and then awaits all the echoes against one
+  deadline, each judged as `send` judges it; `read_many` does the same with /get.
 - **A fresh read** publishes `/get` for the properties the device can be asked for and returns the
   first state message after it; a device that cannot be asked (a sleeping sensor) answers with
   the last state it published, or with the next one within `read_timeout`.
@@ -619,6 +622,7 @@ class Zigbee2MqttHub:
         connect_timeout: float = 5.0,
         read_timeout: float = 3.0,
         send_timeout: float = 3.0,
+        probe_timeout: float = 0.5,
     ) -> None:
         self._devices = {d.id: d for d in home.devices}
         self._names = dict(names or {})
@@ -630,6 +634,8 @@ class Zigbee2MqttHub:
             raise HubError(f"mqtt://{host}:{port}", f"base topic {base_topic!r} {error}")
         self._read_timeout = read_timeout
         self._send_timeout = send_timeout
+        self._probe_timeout = probe_timeout
+        self._probes: dict[bytes, bool] = {}  # round trips in flight: echoed yet?
         self._cond = threading.Condition()
         self._connected = False
         self._connect_failure: str | None = None
@@ -728,6 +734,8 @@ class Zigbee2MqttHub:
         with self._cond:
             if topic == self._sync_topic:
                 self._synced = self._synced or payload == self._sync_token.encode()
+                if bytes(payload) in self._probes:
+                    self._probes[bytes(payload)] = True
             elif topic.startswith(self._base + "/"):
                 self._take(topic[len(self._base) + 1 :], payload)
             self._cond.notify_all()
@@ -871,6 +879,11 @@ class Zigbee2MqttHub:
                     outcomes[i] = err
                 else:
                     waiting[i] = _Waiting(self._seq, self._refusals.get(x.name, 0))
+        sets = [i for i in waiting if exchanges[i].verb == "set"]
+        if sets and not self._broker_answers():
+            for i in sets:  # nothing was written: nothing can arrive after this failure
+                outcomes[i] = HubError(exchanges[i].device_id, "offline")
+                del waiting[i]
         for i in list(waiting):
             x = exchanges[i]
             if x.verb is not None:
@@ -887,13 +900,13 @@ class Zigbee2MqttHub:
                         if not self._confirmed(exchanges[i], w):
                             continue
                     except HubError as err:
-                        outcomes[i] = err
+                        outcomes[i] = _unless_sent(exchanges[i], err.reason)
                     del waiting[i]
                 left = deadline - time.monotonic()
                 if waiting and left <= 0:
                     for i, w in waiting.items():
                         reason = "refused" if w.contradicted else "timeout"
-                        outcomes[i] = HubError(exchanges[i].device_id, reason)
+                        outcomes[i] = _unless_sent(exchanges[i], reason)
                     break
                 if waiting:
                     self._cond.wait(left)
@@ -938,11 +951,37 @@ class Zigbee2MqttHub:
         if self._available.get(name) is False:
             raise HubError(device_id, "offline")
 
+    def _broker_answers(self) -> bool:
+        """A round trip through the broker just before commands are written: a broker that is
+        frozen or gone is found now, before anything is written that it could deliver once it
+        is back (after the command was reported failed)."""
+        token = uuid.uuid4().hex.encode()
+        with self._cond:
+            self._probes[token] = False
+        try:
+            if self._client.publish(self._sync_topic, token, qos=0).rc != 0:
+                return False
+            with self._cond:
+                return self._cond.wait_for(lambda: self._probes[token], self._probe_timeout)
+        finally:
+            with self._cond:
+                del self._probes[token]
+
     def _publish(self, device_id: str, topic: str, payload: Mapping[str, Any]) -> None:
+        # A /set goes at QoS 0: paho keeps a QoS 1 message that was not acknowledged and sends
+        # it again after a reconnect — a command delivered after its failure was reported.
+        # At QoS 0 it is written now or never (paho drops unsent QoS 0 packets on reconnect).
         text = json.dumps(dict(payload), ensure_ascii=False)
-        info = self._client.publish(topic, text, qos=1)
+        info = self._client.publish(topic, text, qos=0 if topic.endswith("/set") else 1)
         if info.rc != 0:
             raise HubError(device_id, "offline")
+
+
+def _unless_sent(x: _Exchange, reason: str) -> HubError:
+    """A failure after a /set was written: unless the bridge refused it, the device may have
+    taken it all the same (`unconfirmed`, CONTRACTS §5)."""
+    sent = x.verb == "set" and reason != "refused"
+    return HubError(x.device_id, "unconfirmed" if sent else reason)
 
 
 def _no_delay(client: mqtt.Client, userdata: Any, sock: Any) -> None:
