@@ -30,6 +30,7 @@ from jiayu.executor.run import (
     fail_reads,
     fail_sends,
     hub_failure,
+    send_failure,
     send_groups,
     settle,
 )
@@ -221,7 +222,7 @@ class AsyncRunner:
                 self.hub.send(command.device, command.command, command.params), self.timeout
             )
         except Exception as exc:
-            return hub_failure(command.device, exc).reason
+            return send_failure(command.device, exc)
         return "ok"
 
 

@@ -185,9 +185,17 @@ def complete_reads(device_ids: Sequence[str], got: object) -> Reads:
     return reads
 
 
+def send_failure(device: str, exc: BaseException) -> str:
+    """Why a send failed. Our own wait running out is not the hub saying no: the command may
+    have left and may yet happen, so it is "unconfirmed" (CONTRACTS §5), never "timeout"."""
+    if isinstance(exc, TimeoutError):
+        return "unconfirmed"
+    return hub_failure(device, exc).reason
+
+
 def fail_sends(commands: Sequence[Command], exc: BaseException) -> list[str]:
     """A whole `send_many` call failed: every command in it failed the same way."""
-    return [hub_failure(",".join(c.device for c in commands), exc).reason] * len(commands)
+    return [send_failure(",".join(c.device for c in commands), exc)] * len(commands)
 
 
 def complete_sends(commands: Sequence[Command], got: object) -> list[str]:

@@ -453,3 +453,28 @@ def test_as_async_keeps_an_async_hub_and_wraps_a_plain_blocking_one(demo_home: H
     wrapped = as_async(PlainHub(demo_home), parallel=2)  # type: ignore[arg-type]
     assert isinstance(wrapped, ThreadedHub) and not hasattr(wrapped, "send_many")
     wrapped.close()
+
+
+def test_a_send_our_wait_gave_up_on_is_unconfirmed_not_timeout(demo_home: Home) -> None:
+    # The hub may still carry it out after we stopped waiting (CONTRACTS §5): never "timeout",
+    # which a reply would read as "did not happen".
+    class Late:
+        def __init__(self) -> None:
+            self.inner = SimulatedHub(demo_home)
+
+        async def read(self, device_id: str) -> Mapping[str, Any]:
+            return self.inner.read(device_id)
+
+        async def send(self, device_id: str, command: str, params: Mapping[str, Any]) -> None:
+            await asyncio.sleep(0.3)
+            self.inner.send(device_id, command, params)
+
+    async def main() -> Batch:
+        runner = AsyncRunner(Late(), None, timeout=0.05)
+        batch = Batch([on("light_living")])
+        await runner.submit([batch], session="s", text="t", notify=Told())
+        await runner.aclose()
+        return batch
+
+    batch = asyncio.run(main())
+    assert [(c.device, reason) for c, reason in batch.failed] == [("light_living", "unconfirmed")]
