@@ -32,6 +32,22 @@ def utterance(draft: Draft, said: tuple[Clause, ...]) -> None:
         draft.pending = replace(asked, asked_at=draft.ctx.now, user=draft.ctx.user)
 
 
+def unclear(draft: Draft, reply: str) -> None:
+    """An utterance not understood is no answer: the question keeps waiting. One that asks
+    about a waiting confirmation (是吗, 好吗, 可以吗) gets the confirmation asked again."""
+    pending = draft.pending_in
+    if (
+        isinstance(pending, PendingConfirm)
+        and not _expired(draft, pending)
+        and is_question(draft.text)
+    ):
+        _ask_again(draft, pending, [])
+        return
+    if isinstance(pending, PendingConfirm | PendingClarify):
+        draft.pending = pending
+    draft.say("unknown", reply)
+
+
 def _utterance(draft: Draft, said: tuple[Clause, ...]) -> None:
     pending = draft.pending_in
     actions = {c.action for c in said}

@@ -70,9 +70,7 @@ def turn(text: str, ctx: Inputs, lexicon: Lexicon, *, fallback: bool) -> Steps:
     def body(draft: Draft) -> None:
         draft.compiled = compiled
         if isinstance(verdict, NotUnderstood):
-            if isinstance(pending, PendingConfirm | PendingClarify):
-                draft.pending = pending  # not understood is no answer: keep waiting
-            draft.say("unknown", verdict.reply)
+            dialogue.unclear(draft, verdict.reply)
             return
         assert isinstance(verdict, Understood)
         draft.source, draft.parsed, draft.llm_compact = (
