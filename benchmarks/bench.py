@@ -27,8 +27,8 @@ Sections:
 
 Timings are perf_counter_ns around one call after a warm-up, inputs interleaved round-robin;
 jiayu's turns rotate through a few sessions (SPEAKERS); p99 is nearest-rank. The GC stays
-on, as in production. Numbers from a shared or busy machine
-are noisy: compare ratios taken in one run. Not a test: exit status 0 unless --strict.
+on, as in production. Numbers from a shared or busy machine are noisy: compare ratios
+taken in one run. Not a test: exit status 0 unless --strict.
 """
 
 from __future__ import annotations
