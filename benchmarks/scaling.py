@@ -6,6 +6,7 @@ from __future__ import annotations
 import itertools
 import json
 import random
+import statistics
 import tempfile
 import threading
 import time
@@ -19,6 +20,7 @@ from jiayu.compiler import compile_text
 from jiayu.engine import Engine
 from jiayu.home import Home, load_home
 from jiayu.ir import Clause, Parse
+from jiayu.replay import nearest_rank
 from jiayu.resolver.session import Session
 
 # Targets from issue 13, for the 10,000- and 100,000-device homes (ms unless said).
@@ -45,6 +47,14 @@ def settle(engine: Engine) -> float:
         if thread.name == "jiayu-pinyin":
             thread.join()
     return time.perf_counter() - t0
+
+
+def load_home_of(devices: int) -> Home:
+    """A generated home of `devices` devices, through a file as a hub would load it."""
+    with tempfile.TemporaryDirectory(prefix="jiayu-bench-") as folder:
+        path = Path(folder) / "home.json"
+        path.write_text(json.dumps(generate_home(devices), ensure_ascii=False), "utf-8")
+        return load_home(path)
 
 
 def patterns(home: Home, seed: int = 1) -> list[tuple[str, Callable[[], str]]]:
@@ -159,6 +169,47 @@ def measure_size(devices: int, budget: float, log: Callable[[str], None]) -> lis
                 "outcomes " + ",".join(outcomes),
             )
         )
+    rows.append(whole_home(engine))
     for row in rows:
         row.section = section
     return rows
+
+
+WHOLE_HOME = "打开所有的灯"
+RUNS = 7
+TURNS_PER_RUN = 5
+
+
+def whole_home(engine: Engine) -> Row:
+    """The whole-home turn as issue 22 holds it: the median of RUNS runs (each the median of
+    TURNS_PER_RUN turns, each in a fresh session), and the p99 of every turn timed."""
+    ids = (f"whole{i}" for i in itertools.count())
+    engine.turn(WHOLE_HOME, next(ids))  # warm-up
+    runs: list[float] = []
+    turns: list[float] = []
+    for _ in range(RUNS):
+        times = []
+        for _ in range(TURNS_PER_RUN):
+            t0 = time.perf_counter_ns()
+            engine.turn(WHOLE_HOME, next(ids))
+            times.append((time.perf_counter_ns() - t0) / 1000)
+        runs.append(statistics.median(times))
+        turns += times
+    row = Row(f"whole home: {WHOLE_HOME}, {RUNS} runs", "us", runs, {"median": 60_000})
+    row.note = (
+        f"median of {RUNS} run medians; p99 of all {len(turns)} turns "
+        f"{nearest_rank(turns, 0.99) / 1000:.1f} ms, max {max(turns) / 1000:.1f} ms"
+    )
+    return row
+
+
+if __name__ == "__main__":
+    # python benchmarks/scaling.py [DEVICES]: the whole-home turn on one generated home.
+    import sys
+
+    size = int(sys.argv[1]) if len(sys.argv) > 1 else 10_000
+    engine = Engine(load_home_of(size))
+    settle(engine)
+    measured = whole_home(engine)
+    print(f"{size:,} devices: {measured.stage}: median {measured.median / 1000:.1f} ms")
+    print(f"  {measured.note}")

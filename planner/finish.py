@@ -4,15 +4,19 @@ reply said before anything is sent, and the Result once every command has been t
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from jiayu.compiler.cache import Compile
 from jiayu.compiler.compact import UNKNOWN, compact
-from jiayu.ir import Command, to_json
+from jiayu.home import Home
+from jiayu.ir import Command, Parse, to_json
 from jiayu.planner.draft import Draft, Pending
 from jiayu.planner.plan import Batch
 from jiayu.planner.replies import done_phrase
 from jiayu.planner.words import fault_words
+from jiayu.resolver.resolve import Resolver
 from jiayu.resolver.session import PendingConfirm, Session
 from jiayu.result import Outcome, Result, most_blocking
 from jiayu.text import shown
@@ -71,8 +75,9 @@ def announce(draft: Draft) -> str:
     return "好的，" + reply if reply.startswith("正在") else reply
 
 
-def result(draft: Draft, *, audit_failed: bool = False) -> Result:
-    """The Result of a planned and sent turn."""
+def result(draft: Draft, *, audit_failed: bool = False, kept: Compile | None = None) -> Result:
+    """The Result of a planned and sent turn. `kept`: the turn's compile from the cache,
+    whose `ir` and `compact` forms are built once for every turn that says the same."""
     outcomes = list(draft.outcomes)
     replies: list[str] = []
     failures = list(draft.failures)
@@ -112,8 +117,7 @@ def result(draft: Draft, *, audit_failed: bool = False) -> Result:
         list(dict.fromkeys(draft.options)),
         reply,
         draft.source,  # type: ignore[arg-type]
-        _compact(draft),
-        to_json(draft.compiled) if draft.compiled is not None else {},
+        *_forms(draft, kept),
         failures,
         pending=[command_json(c) for c in draft.held] if outcome == "confirm" else [],
         scheduled=scheduled,
@@ -161,12 +165,34 @@ def command_json(command: Command) -> dict[str, Any]:
     return {"device": command.device, "command": command.command, "params": dict(command.params)}
 
 
-def _compact(draft: Draft) -> list[dict[str, Any]]:
-    if draft.llm_compact is not None:
-        return draft.llm_compact
-    if draft.parsed is None:
-        return [dict(u) for u in UNKNOWN]
+def _forms(
+    draft: Draft, kept: Compile | None
+) -> tuple[Callable[[], list[dict[str, Any]]], Callable[[], dict[str, Any]]]:
+    """Builders of the Result's compact and ir forms, run only if the caller reads them. They
+    hold the turn's parse and the home, not the draft; a kept compile builds each once."""
+    compiled, parsed, llm_compact = draft.compiled, draft.parsed, draft.llm_compact
     home, resolver = draft.home, draft.ctx.resolver
+
+    def build_compact() -> list[dict[str, Any]]:
+        return _compact(llm_compact, parsed, home, resolver)
+
+    if kept is None or compiled is not kept.compiled:
+        return build_compact, lambda: to_json(compiled) if compiled is not None else {}
+    if llm_compact is None and parsed is compiled:
+        return lambda: kept.compact(build_compact), kept.ir
+    return build_compact, kept.ir
+
+
+def _compact(
+    llm_compact: list[dict[str, Any]] | None,
+    parsed: Parse | None,
+    home: Home,
+    resolver: Resolver,
+) -> list[dict[str, Any]]:
+    if llm_compact is not None:
+        return llm_compact
+    if parsed is None:
+        return [dict(u) for u in UNKNOWN]
 
     def split_room(name: str) -> tuple[str | None, str]:
         word = home.leading_room_word(name)
@@ -180,7 +206,7 @@ def _compact(draft: Draft) -> list[dict[str, Any]]:
         return types.pop() if len(types) == 1 else "Unknown"
 
     return compact(
-        draft.parsed,
+        parsed,
         split_room,
         type_of,
         lambda place, noun: resolver.composed(place, noun) is not None,

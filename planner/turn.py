@@ -16,7 +16,8 @@ from collections.abc import Callable, Generator
 from dataclasses import dataclass
 from typing import Any
 
-from jiayu.compiler import Lexicon, compile_text
+from jiayu.compiler import Lexicon
+from jiayu.compiler.cache import compiled as compile_kept
 from jiayu.compiler.understand import AskLLM, NotUnderstood, Understood, from_llm, gate
 from jiayu.planner import dialogue
 from jiayu.planner.draft import Draft, Inputs, Pause, Read, Reading, Write
@@ -51,7 +52,8 @@ Steps = Generator[Effect, Any, Result]
 def turn(text: str, ctx: Inputs, lexicon: Lexicon, *, fallback: bool) -> Steps:
     """One turn of one session, from the text to its Result."""
     started = time.perf_counter()
-    compiled = compile_text(text, lexicon)
+    kept = compile_kept(text, lexicon)
+    compiled = kept.compiled
     compile_s = time.perf_counter() - started
     session = ctx.session
     pending = session.pending
@@ -86,7 +88,7 @@ def turn(text: str, ctx: Inputs, lexicon: Lexicon, *, fallback: bool) -> Steps:
         draft.timings["llm"] = llm_s
     session_update(draft).apply(session)
     audit_failed = yield Send(draft)
-    return result(draft, audit_failed=bool(audit_failed))
+    return result(draft, audit_failed=bool(audit_failed), kept=kept)
 
 
 def fire(schedule: Schedule, ctx: Inputs) -> Steps:
