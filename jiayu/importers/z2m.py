@@ -217,6 +217,9 @@ def _device(
     limits = entity.limits()
     if limits:
         device["limits"] = limits
+    presets = entity.presets()
+    if presets:
+        device["presets"] = presets
     return device
 
 
@@ -225,6 +228,9 @@ def _guess_type(entity: Z2mEntity) -> str:
         system_mode = entity.features.get("system_mode")
         cools = system_mode is not None and "cool" in system_mode.values
         return "AirConditioner" if cools else "Heater"
+    if "target_humidity" in entity.features:
+        dries = "dehumid" in entity.description.lower() or "除湿" in entity.description
+        return "Dehumidifier" if dries else "Humidifier"
     if entity.kind == "switch":
         text = entity.description.lower()
         if any(word in text for word in ("plug", "socket", "outlet", "插座")):
