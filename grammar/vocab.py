@@ -133,6 +133,15 @@ PRESET_ENGLISH: dict[str, tuple[str, ...]] = {
     "智能": ("smart", "auto"),
 }
 
+# Words in a switch's or cover's name, alias or description that say what it opens in fact
+# (issue 19): a gas or water valve, a door strike or lock, a garage door or gate on a relay.
+# Importers type such a device by them, so the risk gate sees what turning it on opens.
+GUARDED_NAME_WORDS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("Valve", ("燃气", "煤气", "天然气", "阀", "valve", "gas")),
+    ("Lock", ("门锁", "门禁", "电锁", "电控锁", "磁力锁", "锁", "lock", "strike", "latch")),
+    ("GarageDoor", ("车库", "卷帘门", "院门", "大门", "garage", "gate")),
+)
+
 # A hue said (红色) as the colour a `color` light is set to: (hue 0–359, saturation 0–100).
 HUES: dict[str, tuple[int, int]] = {
     "red": (0, 100),

@@ -13,6 +13,7 @@ from functools import cache, lru_cache
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
+from jiayu.grammar.vocab import GUARDED_NAME_WORDS
 from jiayu.jsonfile import Schema
 
 if TYPE_CHECKING:
@@ -264,6 +265,16 @@ _OPENING = frozenset({"turn_on", "open", "unlock", "open_valve"})
 _OPENING_BY_VALUE = frozenset({"set_position", "set_tilt"})
 GUARDED_TYPES = frozenset({"Lock", "Valve", "GarageDoor"})
 """Types whose opening, whole or partial, waits for 确认."""
+
+
+def guarded_by_words(*texts: str, kinds: frozenset[str] = GUARDED_TYPES) -> str | None:
+    """The guarded type (Valve, Lock, GarageDoor) a device's own words say it is, among
+    `kinds`; None when they say none. Case-folded, so Front Door Strike is a Lock."""
+    said = " ".join(texts).casefold()
+    for kind, words in GUARDED_NAME_WORDS:
+        if kind in kinds and any(word in said for word in words):
+            return kind
+    return None
 
 
 def is_high_risk(device: Device, command: str, params: Mapping[str, Any] | None = None) -> bool:

@@ -99,6 +99,9 @@ _ENTITIES: dict[str, tuple[str, dict[str, Any], tuple[str, ...]]] = {
     "switch.relay_4": ("off", {"friendly_name": "煤气开关"}, ()),
     "valve.main": ("closed", {"friendly_name": "总阀", "device_class": "water"}, ()),
     "switch.kettle": ("off", {"friendly_name": "烧水壶"}, ()),
+    # A garage door on a relay, and a cover with no class whose name says what it is.
+    "switch.shelly_1": ("off", {"friendly_name": "Garage opener"}, ()),
+    "cover.roller": ("closed", {"friendly_name": "车库卷帘"}, ()),
 }
 
 
@@ -164,6 +167,8 @@ def test_the_importer_types_what_is_a_lock_or_valve_in_fact(fake: FakeHomeAssist
     assert types["switch.relay_4"] == "Valve"  # 煤气
     assert types["valve.main"] == "Valve"
     assert types["switch.kettle"] == "Switch"
+    assert types["switch.shelly_1"] == "GarageDoor"
+    assert types["cover.roller"] == "GarageDoor"
 
 
 def _eventually(check: Callable[[], bool]) -> None:
@@ -292,6 +297,8 @@ def test_dimming_a_light_that_is_off_says_it_is_off(fake: FakeHomeAssistant) -> 
         "打开Front door strike",
         "煤气开关打开",
         "打开总阀",
+        "打开Garage opener",
+        "车库卷帘开到一半",
     ],
 )
 def test_opening_a_guarded_entity_waits_for_confirmation(

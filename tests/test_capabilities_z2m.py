@@ -113,14 +113,38 @@ DEVICES = [
         },
     ),
 ]
+# Relays whose names or descriptions say what they open (issue 19).
+DEVICES += [
+    _device(
+        "0xa4c1380000000005",
+        "车库/开门器",
+        "TS0001",
+        "Garage door opener relay",
+        {"type": "switch", "features": [_binary("state")]},
+    ),
+    _device(
+        "0xa4c1380000000006",
+        "厨房/燃气开关",
+        "TS0001",
+        "1 gang switch",
+        {"type": "switch", "features": [_binary("state")]},
+    ),
+]
 ROOMS = {
-    "rooms": [{"id": "living", "name": "客厅"}, {"id": "bedroom", "name": "卧室"}],
+    "rooms": [
+        {"id": "living", "name": "客厅"},
+        {"id": "bedroom", "name": "卧室"},
+        {"id": "garage", "name": "车库"},
+        {"id": "kitchen", "name": "厨房"},
+    ],
 }
 STATES = {
     "客厅/彩灯": {"state": "ON", "brightness": 200, "color": {"x": 0.3, "y": 0.3}},
     "客厅/台灯": {"state": "ON", "brightness": 200},
     "客厅/风扇": {"fan_state": "ON", "fan_mode": "low"},
     "卧室/加湿器": {"state": "ON", "humidity": 35, "target_humidity": 50},
+    "车库/开门器": {"state": "OFF"},
+    "厨房/燃气开关": {"state": "OFF"},
 }
 COLOUR, WHITE = "z2m_0x0017880100000001", "z2m_0x0017880100000002"
 FAN, HUMIDIFIER = "z2m_0xa4c1380000000003", "z2m_0xa4c1380000000004"
@@ -169,6 +193,22 @@ def test_the_importer_reads_colour_fan_modes_and_target_humidity(home: Home) -> 
     assert devices[HUMIDIFIER].type == "Humidifier"
     assert devices[HUMIDIFIER].capabilities == {"onoff", "target_humidity", "humidity_sensor"}
     assert devices[HUMIDIFIER].limits["target_humidity"].min == 40
+
+
+def test_the_importer_types_relays_by_what_they_open(home: Home) -> None:
+    types = {d.id: d.type for d in home.devices}
+    assert types["z2m_0xa4c1380000000005"] == "GarageDoor"
+    assert types["z2m_0xa4c1380000000006"] == "Valve"
+
+
+def test_opening_a_relay_that_opens_something_waits_for_confirmation(
+    engine: tuple[Engine, Zigbee2MqttHub], fake: FakeZ2m
+) -> None:
+    turns, _ = engine
+    for text in ("打开车库开门器", "打开燃气开关"):
+        assert turns.turn(text, "s1").outcome == "confirm", text
+        assert [t for t, _ in fake.received if t.endswith("/set")] == []
+        assert turns.turn("算了", "s1").outcome != "executed"
 
 
 @pytest.mark.parametrize(

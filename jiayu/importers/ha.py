@@ -24,6 +24,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from jiayu.catalog import guarded_by_words
 from jiayu.errors import HomeError
 from jiayu.home import parse_home, plain_name
 
@@ -67,12 +68,8 @@ _SENSORS = {
 # door acts as a Lock.
 _GARAGE_COVERS = {"garage", "gate"}
 _DOOR_COVERS = {"door", *_GARAGE_COVERS}
-# What a switch or valve is in fact, by its device class, name or aliases (issue 19): a gas
-# or water valve, a door strike or a lock wired as a relay still opens what it guards.
-_GUARDED_WORDS = (
-    ("Valve", ("燃气", "煤气", "天然气", "阀", "valve", "gas")),
-    ("Lock", ("门锁", "门禁", "电锁", "电控锁", "磁力锁", "锁", "lock", "strike", "latch")),
-)
+# What a switch or valve is in fact when its device class says so (issue 19); its words
+# are read by guarded_by_words.
 _GUARDED_CLASSES = {"gas": "Valve", "water": "Valve"}
 
 
@@ -361,16 +358,18 @@ def _presets(value: Any) -> list[str]:
 def guarded_type(
     entity_id: str, name: str, aliases: Sequence[str], attributes: Mapping[str, Any]
 ) -> str | None:
-    """Valve or Lock for a switch or valve that is one in fact (by its device class, name,
-    aliases or id: 燃气阀, 门禁, a door strike), so the risk gate sees what turning it on
-    opens; None otherwise."""
-    if entity_id.partition(".")[0] not in {"switch", "input_boolean", "valve"}:
+    """Valve, Lock or GarageDoor for a switch, valve or cover that is one in fact (by its
+    device class, name, aliases or id: 燃气阀, 门禁, a door strike, a garage door on a relay),
+    so the risk gate sees what turning it on opens; None otherwise."""
+    domain = entity_id.partition(".")[0]
+    if domain == "cover":  # a cover only opens: what it may be is a door or gate
+        if attributes.get("device_class") in _GARAGE_COVERS:
+            return "GarageDoor"
+        return guarded_by_words(entity_id, name, *aliases, kinds=frozenset({"GarageDoor"}))
+    if domain not in {"switch", "input_boolean", "valve"}:
         return None
     by_class = _GUARDED_CLASSES.get(str(attributes.get("device_class")))
-    if by_class is not None:
-        return by_class
-    said = " ".join((entity_id, name, *aliases)).casefold()
-    return next((kind for kind, words in _GUARDED_WORDS if any(w in said for w in words)), None)
+    return by_class or guarded_by_words(entity_id, name, *aliases)
 
 
 def _entity_name(entity_id: str, entry: Mapping[str, Any], attributes: Mapping[str, Any]) -> str:
