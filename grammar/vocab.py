@@ -479,7 +479,8 @@ TABLES: dict[str, dict[str, Any]] = {
     "PRESET": {
         word: word
         for word in (
-            *(stem + tail for stem in _PRESET_STEMS for tail in ("风", "模式")),
+            *(stem + tail for stem in _PRESET_STEMS for tail in ("风", "模式") if stem != "柔"),
+            "柔风",
             "强劲风",
             "强力模式",
             "静音模式",
