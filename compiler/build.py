@@ -17,6 +17,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from jiayu.compiler.lalr import Leaf, Node
+from jiayu.grammar.vocab import HUES
 from jiayu.ir import (
     Action,
     Clause,
@@ -44,6 +45,8 @@ PLACE_KINDS: dict[str, PlaceKind] = {
 }
 """The place a lexicon token kind stands for (shared with the LLM's compact → IR)."""
 _MATCH_RANK: dict[MatchKind, int] = {"exact": 0, "alias": 1, "pinyin": 2, "fuzzy": 3, "unknown": 4}
+# What 取消 <a state> undoes: the action that leaves it.
+_UNDO: dict[str, Action] = {"mute": "unmute", "oscillate_on": "oscillate_off"}
 _UNIT_ATTRIBUTE = {"°C": "target_temperature", "K": "color_temp"}
 _LEVEL_WORDS = {
     "高": "high",
@@ -128,8 +131,10 @@ class _Number:
 
 
 def _set_attribute(attribute: str | None) -> str | None:
-    # In a command, 温度 is the set point; in a query or a condition, the sensors.
-    return "target_temperature" if attribute == "temperature" else attribute
+    # In a command, 温度 and 湿度 are the set point; in a query or a condition, the sensors.
+    return {"temperature": "target_temperature", "humidity": "target_humidity"}.get(
+        attribute or "", attribute
+    )
 
 
 class Builder:
@@ -419,6 +424,14 @@ class Builder:
         tail = _with_attribute(Tail("set", rest[-1]), attr)
         return [_clause(tail, t) for t in targets]
 
+    def cancel_media(self, *children: Any) -> Group:
+        # 取消客厅音箱的静音 / 取消风扇摇头: undoing a state said around the device.
+        targets, media = next(c for c in children if isinstance(c, list)), children[-1]
+        undone = _UNDO.get(self._payload(media))
+        if undone is None:
+            raise Unsupported(f"{self._tok(media).text} cannot be cancelled")
+        return [Clause(undone, t) for t in targets]
+
     def head_media(self, media: Leaf, targets: _Targets) -> Group:
         return [Clause(self._payload(media), t) for t in targets]
 
@@ -546,7 +559,13 @@ class Builder:
         return Value("absolute", "fan_speed", None, level)
 
     def v_color(self, t: Leaf) -> Value:
-        return Value("absolute", "color_temp", None, self._payload(t))
+        # 红色 is a hue (a color light's); 暖白色 a white (color_temp).
+        word = self._payload(t)
+        return Value("absolute", "color" if word in HUES else "color_temp", None, word)
+
+    def v_preset(self, t: Leaf, _attr: Any = None) -> Value:
+        # The word as said (睡眠风): the planner matches it to the device's own presets.
+        return Value("absolute", "preset", None, self._tok(t).text)
 
     def v_preferred(self, _t: Leaf, attr: Leaf | None = None) -> Value:
         # 调到我喜欢的温度: the speaking user's stored value for the attribute.

@@ -32,7 +32,7 @@ from jiayu.text import plain_name
 FILLER = "FILLER"
 CLF = "CLF"
 COMPOUND = "COMPOUND"
-_SOFT_KINDS = frozenset({"NOT_HOME", "NAME"})  # fixed words a home's own names take over
+_SOFT_KINDS = frozenset({"NOT_HOME", "NAME", "PRESET"})  # fixed words a home's own names take over
 UNKNOWN = "NAME"  # unknown spans become names the resolver may still find fuzzily
 
 # How many syllables of a pinyin key's beginnings are kept to end a slip search early. Most
@@ -105,6 +105,11 @@ def _home_entries(home: Home) -> tuple[dict[str, Entry], frozenset[str]]:
             key = plain_name(alias)
             entries[key] = Entry("NAME", key, key, "alias")
             names.append(key)
+        for preset in device.presets:
+            # A device's own preset words (宝宝风): a value, unless a name or the fixed
+            # vocabulary says the same (both come later and win).
+            key = plain_name(preset)
+            entries[key] = Entry("PRESET", key, key, "exact")
         bare = home.bare_name(device)
         if bare:
             entry = bare_entries.get(bare)

@@ -34,6 +34,13 @@ ACTION_WORDS: Final = {
     "stop": "停止",
     "scene": "执行",
     "select": "操作",
+    # Capabilities of revision 3 (issue 20).
+    "oscillate_on": "摇头",
+    "oscillate_off": "停止摇头",
+    "clean": "启动",
+    "run_cycle": "启动",
+    "start": "启动",
+    "return_to_base": "回去充电",
 }
 """A clause's action, as the verb of a question or refusal (要打开哪个设备？)."""
 
@@ -53,6 +60,15 @@ COMMAND_VERBS: Final = {
     "pause": "暂停",
     "next_track": "切到下一首",
     "previous_track": "切到上一首",
+    # Capabilities of revision 3 (issue 20): said after the device (done.after).
+    "oscillate_on": "开始摇头",
+    "oscillate_off": "停止摇头",
+    "start_cleaning": "开始打扫",
+    "pause_cleaning": "暂停打扫",
+    "return_to_base": "回去充电",
+    "start_cycle": "开始运行",
+    "pause_cycle": "暂停运行",
+    "stop_cycle": "停止运行",
 }
 """A device command that takes no value, as the verb of what was done (已打开客厅灯)."""
 
@@ -73,6 +89,13 @@ WORDS: Final[Mapping[str, Mapping[str, str]]] = {
         "on": "开关状态",
         "locked": "锁定状态",
         "open": "阀门状态",
+        # Capabilities of revision 3 (issue 20).
+        "color": "颜色",
+        "oscillating": "摇头",
+        "preset": "模式",
+        "target_humidity": "湿度",
+        "tilt": "角度",
+        "status": "状态",
     },
     "mode": {"cool": "制冷", "heat": "制热", "dry": "除湿", "fan": "送风", "auto": "自动"},
     "speed": {"low": "低速", "medium": "中速", "high": "高速", "auto": "自动"},
@@ -86,8 +109,30 @@ WORDS: Final[Mapping[str, Mapping[str, str]]] = {
         "brightness": "%",
         "position": "%",
         "illuminance": "勒克斯",
+        "target_humidity": "%",
+        "tilt": "%",
     },
     "range_unit": {"target_temperature": "度", "color_temp": "K"},
+    # Capabilities of revision 3 (issue 20): a vacuum's or an appliance's status, a hue.
+    "status": {
+        "cleaning": "正在打扫",
+        "paused": "已暂停",
+        "returning": "正在回充",
+        "docked": "在充电座上",
+        "idle": "空闲",
+        "error": "出故障了",
+        "running": "正在运行",
+    },
+    "hue": {
+        "red": "红色",
+        "orange": "橙色",
+        "yellow": "黄色",
+        "green": "绿色",
+        "cyan": "青色",
+        "blue": "蓝色",
+        "purple": "紫色",
+        "pink": "粉色",
+    },
     "classifier": {"Light": "盏", "AirConditioner": "台", "Television": "台", "Washer": "台"},
     "count": dict(zip("123456789", "一两三四五六七八九", strict=True)),  # 两个, not 二个
     # A device's state as an answer says it (入户门锁已上锁) ...
@@ -97,6 +142,7 @@ WORDS: Final[Mapping[str, Mapping[str, str]]] = {
         "locked": "已上锁",
         "playing": "正在播放",
         "muted": "已静音",
+        "oscillating": "在摇头",
     },
     "answer_no": {
         "on": "关着",
@@ -104,6 +150,7 @@ WORDS: Final[Mapping[str, Mapping[str, str]]] = {
         "locked": "没有上锁",
         "playing": "没有在播放",
         "muted": "没有静音",
+        "oscillating": "没有摇头",
     },
     # ... and as a yes/no question's summary says it (有，客厅灯和卧室灯开着).
     "state_yes": {
@@ -113,6 +160,7 @@ WORDS: Final[Mapping[str, Mapping[str, str]]] = {
         "locked": "锁着",
         "playing": "在播放",
         "muted": "静音了",
+        "oscillating": "在摇头",  # issue 20
     },
     "state_no": {
         "on": "关着",
@@ -121,6 +169,7 @@ WORDS: Final[Mapping[str, Mapping[str, str]]] = {
         "locked": "没锁",
         "playing": "没在播放",
         "muted": "没静音",
+        "oscillating": "没摇头",  # issue 20
     },
 }
 """Word tables, named by the format spec that looks a value up in them."""
@@ -172,7 +221,7 @@ TEMPLATES: Final[Mapping[str, str]] = {
     "refuse.unreadable": "读不到{name}现在的{attribute:attribute}",
     # What a device cannot do, inside refuse.unsupported.
     "what.do": "{action:action}",
-    "what.set": "调节{attribute:attribute}",
+    "what.set": "调{attribute:attribute}",
     "what.read": "读取{attribute:attribute}",
     # Pieces of replies (planner).
     "names.listed": "{names:and}",
@@ -180,7 +229,12 @@ TEMPLATES: Final[Mapping[str, str]] = {
     "value.mode": "{mode:mode}",
     "value.speed": "{speed:speed}",
     "value.number": "{number}{attribute:unit}",
+    "value.status": "{status:status}",  # issue 20
+    "value.hue": "{hue:hue}",  # issue 20
+    "refuse.light_off": "{name}是关着的，没有调暗",  # issue 23: 调暗 an off light
+    "refuse.no_preset": "{name}没有“{preset}”，可选：{presets:list}",  # issue 20
     "done.command": "已{command:command}{devices}",
+    "done.after": "{devices}已{command:command}",  # issue 20: 扫地机器人已开始打扫
     "done.set": "已把{devices}{attribute:attribute}调到{value}",
     "done.all": "{parts:clauses}",
     "answer.unreported": "{name}没有报告{attribute:attribute}",

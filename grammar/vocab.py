@@ -99,6 +99,61 @@ FILLERS = (
     "麻烦晒",
 )
 
+# What a preset is called before 风 or 模式 (自然风, 睡眠模式): see TABLES["PRESET"].
+_PRESET_STEMS = (
+    "自然",
+    "睡眠",
+    "婴儿",
+    "宝宝",
+    "舒适",
+    "节能",
+    "省电",
+    "强劲",
+    "柔",
+    "静音",
+    "夜间",
+)
+
+# Preset words that name the same thing in other words: a fan's 睡眠风 is its 睡眠模式,
+# and Home Assistant's preset_modes are English (sleep, nature).
+PRESET_TAILS = ("模式", "风", "档")
+PRESET_ENGLISH: dict[str, tuple[str, ...]] = {
+    "睡眠": ("sleep", "sleeping", "night"),
+    "夜间": ("night", "sleep"),
+    "自然": ("nature", "natural"),
+    "婴儿": ("baby",),
+    "宝宝": ("baby",),
+    "节能": ("eco",),
+    "省电": ("eco",),
+    "舒适": ("comfort",),
+    "强劲": ("boost", "turbo", "strong"),
+    "强力": ("boost", "turbo", "strong"),
+    "静音": ("silent", "quiet"),
+    "自动": ("auto", "smart"),
+    "智能": ("smart", "auto"),
+}
+
+# Words in a switch's or cover's name, alias or description that say what it opens in fact
+# (issue 19): a gas or water valve, a door strike or lock, a garage door or gate on a relay.
+# Importers type such a device by them, so the risk gate sees what turning it on opens.
+GUARDED_NAME_WORDS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("Valve", ("燃气", "煤气", "天然气", "阀", "valve", "gas")),
+    ("Lock", ("门锁", "门禁", "电锁", "电控锁", "磁力锁", "锁", "lock", "strike", "latch")),
+    ("GarageDoor", ("车库", "卷帘门", "院门", "大门", "garage", "gate")),
+)
+
+# A hue said (红色) as the colour a `color` light is set to: (hue 0–359, saturation 0–100).
+HUES: dict[str, tuple[int, int]] = {
+    "red": (0, 100),
+    "orange": (30, 100),
+    "yellow": (60, 100),
+    "green": (120, 100),
+    "cyan": (180, 100),
+    "blue": (240, 100),
+    "purple": (280, 100),
+    "pink": (330, 50),
+}
+
 TABLES: dict[str, dict[str, Any]] = {
     # 打开 cluster; the per-device command is chosen by the resolver.
     "ON": dict.fromkeys(
@@ -348,6 +403,21 @@ TABLES: dict[str, dict[str, Any]] = {
         "转速": "fan_speed",
         "档位": "fan_speed",
         "风档": "fan_speed",
+        # Capabilities of revision 3 (issue 20); 湿度 in a command is the set point.
+        "颜色": "color",
+        "色彩": "color",
+        "灯光颜色": "color",
+        "光的颜色": "color",
+        "设定湿度": "target_humidity",
+        "目标湿度": "target_humidity",
+        "设置湿度": "target_humidity",
+        "角度": "tilt",
+        "百叶": "tilt",
+        "百叶角度": "tilt",
+        "叶片角度": "tilt",
+        "叶片": "tilt",
+        "倾角": "tilt",
+        "倾斜角度": "tilt",
     },
     # °c, ℃ and ° reach the lexer as 度 (the normaliser rewrites them).
     "DEG": dict.fromkeys(("度", "摄氏度"), "°C"),
@@ -375,6 +445,49 @@ TABLES: dict[str, dict[str, Any]] = {
         "自然光": "natural",
         "中性光": "natural",
         "自然白": "natural",
+        # The same with 色 (暖白色), and hues for a light with the color capability (HUES).
+        "暖白色": "warm",
+        "暖黄色": "warm",
+        "暖白": "warm",
+        "暖色调": "warm",
+        "冷白色": "cool",
+        "冷白": "cool",
+        "冷色调": "cool",
+        "白色": "cool",
+        "自然色": "natural",
+        "中性色": "natural",
+        **{
+            word + tail: hue
+            for hue, words in (
+                ("red", ("红", "大红")),
+                ("orange", ("橙", "橘", "橘黄")),
+                ("yellow", ("黄",)),
+                ("green", ("绿",)),
+                ("cyan", ("青",)),
+                ("blue", ("蓝",)),
+                ("purple", ("紫",)),
+                ("pink", ("粉", "粉红")),
+            )
+            for word in words
+            for tail in ("色", "光", "颜色", "色的", "色光")
+            if word + tail != "黄光"  # 黄光 is the warm white above
+        },
+    },
+    # A fan's, purifier's or humidifier's presets as people say them; the planner matches
+    # the word to the device's own `presets` (睡眠风 is a fan's 睡眠模式). A home's own
+    # preset words are added by the lexicon.
+    "PRESET": {
+        word: word
+        for word in (
+            *(stem + tail for stem in _PRESET_STEMS for tail in ("风", "模式") if stem != "柔"),
+            "柔风",
+            "强劲风",
+            "强力模式",
+            "静音模式",
+            "夜间模式",
+            "标准模式",
+            "睡眠",
+        )
     },
     "MODE": {
         "制冷": "cool",
@@ -434,7 +547,9 @@ TABLES: dict[str, dict[str, Any]] = {
         "吊扇": "Fan",
         "落地扇": "Fan",
         "台扇": "Fan",
-        "热水器": "Heater",
+        "热水器": "WaterHeater",
+        "电热水器": "WaterHeater",
+        "燃气热水器": "WaterHeater",
         "大门": "Lock",
         "大门锁": "Lock",
         "入户门": "Lock",
@@ -464,6 +579,21 @@ TABLES: dict[str, dict[str, Any]] = {
         "充电器": "Charger",
         "传感器": "Sensor",
         "网关": "Hub",
+        # Types of revision 3 (issue 20).
+        "扫地机器人": "Vacuum",
+        "扫地机": "Vacuum",
+        "扫拖机器人": "Vacuum",
+        "扫拖一体机": "Vacuum",
+        "拖地机器人": "Vacuum",
+        "吸尘器": "Vacuum",
+        "除湿机": "Dehumidifier",
+        "抽湿机": "Dehumidifier",
+        "除湿器": "Dehumidifier",
+        "烘干机": "Dryer",
+        "干衣机": "Dryer",
+        "车库门": "GarageDoor",
+        "卷帘门": "GarageDoor",
+        "车库卷帘门": "GarageDoor",
         "设备": None,
         "电器": None,
         "东西": None,
@@ -494,8 +624,6 @@ TABLES: dict[str, dict[str, Any]] = {
             "电热水壶",
             "电饭煲",
             "电饭锅",
-            "扫地机",
-            "扫地机器人",
             "油烟机",
             "抽油烟机",
             "排气扇",
@@ -512,7 +640,6 @@ TABLES: dict[str, dict[str, Any]] = {
             "电热毯",
             "空气炸锅",
             "洗碗机",
-            "烘干机",
             "热水煲",
         )
     },
@@ -667,6 +794,14 @@ TABLES: dict[str, dict[str, Any]] = {
         "是咩": None,
         "几多": None,
         "几多度": "temperature",
+        "设的多少": None,
+        "设的是多少": None,
+        "设定的多少": None,
+        "设了多少": None,
+        "设的几": None,
+        "什么颜色": "color",
+        "啥颜色": "color",
+        "什么模式的": "preset",
     },
     # Yes/no questions about a state: (attribute, the value asked about). "on" with False is
     # the 关 sense of the device's main state (关着, 关好了: a lock locked, a cover closed).
@@ -760,6 +895,19 @@ TABLES: dict[str, dict[str, Any]] = {
         "在放吗": ("playing", True),
         "在播吗": ("playing", True),
         "是不是在放": ("playing", True),
+        # Capabilities of revision 3 (issue 20).
+        **dict.fromkeys(
+            ("在扫吗", "在扫地吗", "在打扫吗", "是不是在扫地", "在扫没", "扫地了吗"),
+            ("status", "cleaning"),
+        ),
+        **dict.fromkeys(("在充电吗", "回去充电了吗", "回充了吗"), ("status", "docked")),
+        **dict.fromkeys(
+            ("在洗吗", "在洗衣服吗", "在运行着吗", "在烘吗", "在烘干吗"), ("status", "running")
+        ),
+        **dict.fromkeys(
+            ("在摇头吗", "摇头了吗", "是不是在摇头", "在摆头吗", "摇着头吗"),
+            ("oscillating", True),
+        ),
     },
     # Said after a verb to ask whether it happened: 上锁了吗, 开了没, 是打开的吗.
     "ASKED": dict.fromkeys(
@@ -921,6 +1069,96 @@ TABLES: dict[str, dict[str, Any]] = {
         "静个音": "mute",
         "静一下音": "mute",
         "静音一下": "mute",
+        # Verbs of the capabilities of revision 3 (issue 20), taking no value.
+        **dict.fromkeys(
+            (
+                "摇头",
+                "摆头",
+                "左右摆",
+                "左右摇",
+                "左右摆动",
+                "摇摆",
+                "摆风",
+                "开始摇头",
+                "摇起来",
+                "摇一摇头",
+                "打开摇头",
+                "开启摇头",
+                "开摇头",
+                "转头",
+            ),
+            "oscillate_on",
+        ),
+        **dict.fromkeys(
+            (
+                "别摇了",
+                "不要摇了",
+                "别摇头",
+                "不要摇头",
+                "不摇头",
+                "别摇头了",
+                "停止摇头",
+                "关闭摇头",
+                "关掉摇头",
+                "关摇头",
+                "摇头关掉",
+                "摇头关了",
+                "取消摇头",
+                "别摆了",
+                "停止摆头",
+                "固定",
+                "固定住",
+                "定住",
+                "别转了",
+            ),
+            "oscillate_off",
+        ),
+        **dict.fromkeys(
+            (
+                "开始扫地",
+                "扫地",
+                "扫一下",
+                "扫一扫",
+                "扫扫地",
+                "扫下地",
+                "打扫",
+                "打扫一下",
+                "开始打扫",
+                "去扫地",
+                "清扫",
+                "开始清扫",
+                "拖地",
+                "开始拖地",
+                "拖一下地",
+                "扫拖",
+                "扫一下地",
+                "打扫卫生",
+            ),
+            "clean",
+        ),
+        **dict.fromkeys(
+            ("暂停扫地", "暂停打扫", "别扫了", "停止扫地", "停止打扫", "不要扫了", "先别扫了"),
+            "pause_cleaning",
+        ),
+        **dict.fromkeys(
+            (
+                "回去充电",
+                "回充",
+                "回基座",
+                "回座充",
+                "去充电",
+                "回到充电座",
+                "返回充电",
+                "回充电座",
+                "回家充电",
+                "返回基座",
+                "回去充电吧",
+                "充电去",
+            ),
+            "return_to_base",
+        ),
+        **dict.fromkeys(("开始洗", "洗一下", "开洗", "开始烘", "烘一下"), "run_cycle"),
+        **dict.fromkeys(("开始工作", "开工", "干活", "开始运行", "工作起来"), "start"),
         **{
             verb + track: action
             for verb in ("切到", "跳到", "回到", "切换到", "换到", "放", "播放", "播", "来")
@@ -1092,6 +1330,16 @@ COMPOUNDS: dict[str, tuple[tuple[str, str, Any, int], ...]] = {
     "锁上门": (("OFF", "锁上", "off", 2), ("TYPE", "门", "Lock", 1)),
     # 门窗 is two type words said as one: doors and windows.
     "门窗": (("TYPE", "门", "Lock", 1), ("AND", "和", "and", 0), ("TYPE", "窗", "Blind", 1)),
+    # What is washed or dried names the appliance: 开始洗衣服 is the washer's cycle, 开始烘干
+    # the dryer's (issue 20).
+    **{
+        verb: (("MEDIA", verb, "run_cycle", len(verb)), ("TYPE", noun, kind, 0))
+        for kind, noun, verbs in (
+            ("Washer", "洗衣机", ("开始洗衣服", "洗衣服", "开始洗衣", "洗衣", "洗下衣服")),
+            ("Dryer", "烘干机", ("开始烘干", "烘干", "烘衣服", "开始烘衣服", "烘干衣服")),
+        )
+        for verb in verbs
+    },
 }
 
 # Rooms said by another everyday word: a home whose room is called 卧室 is also reached by

@@ -9,25 +9,43 @@ uses it to build the command.
 
 from __future__ import annotations
 
-from jiayu.catalog import STATE_ATTRIBUTES
+from jiayu.catalog import has_attribute
+from jiayu.grammar.vocab import HUES
 from jiayu.home import Device
 from jiayu.ir import Clause, Value
 
-ON_CLUSTER = (("cover", "open"), ("valve", "open_valve"), ("lock", "unlock"), ("onoff", "turn_on"))
+# A robot vacuum has no power to switch: 打开 sets it cleaning, 关掉 sends it home.
+ON_CLUSTER = (
+    ("cover", "open"),
+    ("valve", "open_valve"),
+    ("lock", "unlock"),
+    ("onoff", "turn_on"),
+    ("vacuum", "start_cleaning"),
+)
 OFF_CLUSTER = (
     ("cover", "close"),
     ("valve", "close_valve"),
     ("lock", "lock"),
     ("onoff", "turn_off"),
+    ("vacuum", "return_to_base"),
 )
-MEDIA_COMMANDS = {
-    "mute": ("volume", "mute"),
-    "unmute": ("volume", "unmute"),
-    "play": ("media", "play"),
-    "pause": ("media", "pause"),
-    "next_track": ("media", "next_track"),
-    "previous_track": ("media", "previous_track"),
-    "stop": ("cover", "stop"),
+# Actions that take no value: the command each means, by the first capability the device has
+# (暂停 pauses what plays, what cleans or what washes; 停止 stops a curtain or a wash).
+VERB_COMMANDS: dict[str, tuple[tuple[str, str], ...]] = {
+    "mute": (("volume", "mute"),),
+    "unmute": (("volume", "unmute"),),
+    "play": (("media", "play"),),
+    "pause": (("media", "pause"), ("vacuum", "pause_cleaning"), ("cycle", "pause_cycle")),
+    "next_track": (("media", "next_track"),),
+    "previous_track": (("media", "previous_track"),),
+    "stop": (("cover", "stop"), ("cycle", "stop_cycle"), ("vacuum", "pause_cleaning")),
+    "oscillate_on": (("oscillation", "oscillate_on"),),
+    "oscillate_off": (("oscillation", "oscillate_off"),),
+    "clean": (("vacuum", "start_cleaning"),),
+    "pause_cleaning": (("vacuum", "pause_cleaning"),),
+    "run_cycle": (("cycle", "start_cycle"),),
+    "start": (("vacuum", "start_cleaning"), ("cycle", "start_cycle")),
+    "return_to_base": (("vacuum", "return_to_base"),),
 }
 SETTERS = {
     "brightness": ("brightness", "set_brightness"),
@@ -37,13 +55,27 @@ SETTERS = {
     "fan_speed": ("fan_speed", "set_fan_speed"),
     "position": ("cover", "set_position"),
     "volume": ("volume", "set_volume"),
+    "color": ("color", "set_color"),
+    "preset": ("preset", "set_preset"),
+    "target_humidity": ("target_humidity", "set_humidity"),
+    "tilt": ("tilt", "set_tilt"),
 }
 # What 调到50 / 调高一点 mean when no attribute is said, in order of preference.
-_MAIN_ATTRIBUTES = ("brightness", "target_temperature", "position", "volume", "fan_speed")
+_MAIN_ATTRIBUTES = (
+    "brightness",
+    "target_temperature",
+    "target_humidity",
+    "position",
+    "volume",
+    "fan_speed",
+    "tilt",
+)
 _MAIN_STATE = (
     ("lock", "locked"),
     ("valve", "open"),
     ("cover", "position"),
+    ("vacuum", "status"),
+    ("cycle", "status"),
     ("onoff", "on"),
     ("temperature_sensor", "temperature"),
     ("humidity_sensor", "humidity"),
@@ -62,6 +94,8 @@ def value_attribute(device: Device, value: Value) -> str | None:
     attribute = value.attribute
     if attribute is None and value.unit == "°C":
         attribute = "target_temperature"
+    if attribute == "color" and value.word is not None and value.word not in HUES:
+        attribute = "color_temp"  # 颜色调成暖白色: a white is a colour temperature
     if attribute is not None:
         return attribute if SETTERS.get(attribute, ("", ""))[0] in caps else None
     if value.word is not None:
@@ -83,9 +117,13 @@ def reading_attribute(
         attribute = "illuminance"  # a place's 亮度 is what its light sensor measures
     if attribute == "state" or attribute is None:
         return next((a for cap, a in _MAIN_STATE if cap in caps), None)
-    if attribute == "temperature" and "temperature_sensor" not in caps and not sensors_only:
-        attribute = "target_temperature"
-    return attribute if STATE_ATTRIBUTES.get(attribute) in caps else None
+    if not sensors_only:
+        # A named device's 温度/湿度 is its set point when it measures none (加湿器湿度设的多少).
+        if attribute == "temperature" and "temperature_sensor" not in caps:
+            attribute = "target_temperature"
+        if attribute == "humidity" and "humidity_sensor" not in caps:
+            attribute = "target_humidity"
+    return attribute if has_attribute(caps, attribute) else None
 
 
 def command_for(device: Device, clause: Clause) -> str | None:
@@ -98,10 +136,7 @@ def command_for(device: Device, clause: Clause) -> str | None:
     if action in ("set", "adjust") and clause.value is not None:
         attribute = value_attribute(device, clause.value)
         return SETTERS[attribute][1] if attribute else None
-    if action in MEDIA_COMMANDS:
-        cap, cmd = MEDIA_COMMANDS[action]
-        return cmd if cap in caps else None
-    return None
+    return next((cmd for cap, cmd in VERB_COMMANDS.get(action, ()) if cap in caps), None)
 
 
 def can_do(device: Device, clause: Clause) -> bool:

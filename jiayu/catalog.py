@@ -13,6 +13,7 @@ from functools import cache, lru_cache
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
+from jiayu.grammar.vocab import GUARDED_NAME_WORDS
 from jiayu.jsonfile import Schema
 
 if TYPE_CHECKING:
@@ -36,9 +37,13 @@ class CommandSpec:
     default_range: tuple[float, float] | None
     """Allowed ``value`` for a device without limits; None when the command takes no value."""
     writes: tuple[str, str] | None
-    """(param, state attribute): the attribute that takes the param's value, if any."""
+    """(param, state attribute): the attribute that takes the param's value, if any; the
+    param "" means the whole params object (set_color → color {hue, saturation})."""
     effect: Mapping[str, Any]
     """State attributes the command sets to fixed values."""
+    choices_from: str | None = None
+    """The Device field whose words are the only allowed values of the param (set_preset
+    takes one of the device's own ``presets``), narrowing the schema per device."""
 
 
 def _object(properties: Mapping[str, Mapping[str, Any]]) -> Mapping[str, Any]:
@@ -82,6 +87,22 @@ def _choice(
     return CommandSpec(
         name, capability, schema, None, None, (param, attribute), MappingProxyType({})
     )
+
+
+def _own_choice(name: str, capability: str, param: str, field: str) -> CommandSpec:
+    # The allowed words are the device's own; the schema here only says "a word".
+    schema = _object({param: {"title": field, "type": "string", "minLength": 1}})
+    return CommandSpec(
+        name, capability, schema, None, None, (param, param), MappingProxyType({}), field
+    )
+
+
+_COLOR = _object(
+    {
+        "hue": {"type": "integer", "minimum": 0, "maximum": 359},
+        "saturation": {"type": "integer", "minimum": 0, "maximum": 100},
+    }
+)
 
 
 COMMANDS: Mapping[str, CommandSpec] = MappingProxyType(
@@ -132,6 +153,27 @@ COMMANDS: Mapping[str, CommandSpec] = MappingProxyType(
             _plain("pause", "media", playing=False),
             _plain("next_track", "media", playing=True),
             _plain("previous_track", "media", playing=True),
+            # A coloured light is a lit one, as set_brightness.
+            CommandSpec(
+                "set_color",
+                "color",
+                _COLOR,
+                None,
+                None,
+                ("", "color"),
+                MappingProxyType({"on": True}),
+            ),
+            _plain("oscillate_on", "oscillation", oscillating=True),
+            _plain("oscillate_off", "oscillation", oscillating=False),
+            _own_choice("set_preset", "preset", "preset", "presets"),
+            _value("set_humidity", "target_humidity", "target_humidity", "integer", (30, 80)),
+            _value("set_tilt", "tilt", "tilt", "integer", (0, 100)),
+            _plain("start_cleaning", "vacuum", status="cleaning"),
+            _plain("pause_cleaning", "vacuum", status="paused"),
+            _plain("return_to_base", "vacuum", status="returning"),
+            _plain("start_cycle", "cycle", status="running"),
+            _plain("pause_cycle", "cycle", status="paused"),
+            _plain("stop_cycle", "cycle", status="idle"),
         )
     }
 )
@@ -152,6 +194,13 @@ CAPABILITIES: Mapping[str, tuple[str, ...]] = MappingProxyType(
             "valve",
             "volume",
             "media",
+            "color",
+            "oscillation",
+            "preset",
+            "target_humidity",
+            "tilt",
+            "vacuum",
+            "cycle",
             "temperature_sensor",
             "humidity_sensor",
             "illuminance_sensor",
@@ -174,12 +223,35 @@ STATE_ATTRIBUTES: Mapping[str, str] = MappingProxyType(
         "volume": "volume",
         "muted": "volume",
         "playing": "media",
+        "color": "color",
+        "oscillating": "oscillation",
+        "preset": "preset",
+        "target_humidity": "target_humidity",
+        "tilt": "tilt",
+        # Also a cycle's: see ATTRIBUTE_CAPABILITIES.
+        "status": "vacuum",
         "temperature": "temperature_sensor",
         "humidity": "humidity_sensor",
         "illuminance": "illuminance_sensor",
     }
 )
-"""Every state attribute and the capability that has it."""
+"""Every state attribute and the (first) capability that has it."""
+
+ATTRIBUTE_CAPABILITIES: Mapping[str, frozenset[str]] = MappingProxyType(
+    {
+        attribute: frozenset({capability, "cycle"} if attribute == "status" else {capability})
+        for attribute, capability in STATE_ATTRIBUTES.items()
+    }
+)
+"""Every state attribute and every capability that has it (a vacuum's and a washer's
+`status`)."""
+
+
+def has_attribute(capabilities: frozenset[str], attribute: str | None) -> bool:
+    """Whether a device with these capabilities has this state attribute."""
+    owners = ATTRIBUTE_CAPABILITIES.get(attribute or "")
+    return owners is not None and not owners.isdisjoint(capabilities)
+
 
 LIMIT_KEYS: Mapping[str, str] = MappingProxyType(
     {s.limit_key: s.capability for s in COMMANDS.values() if s.limit_key is not None}
@@ -189,19 +261,38 @@ LIMIT_KEYS: Mapping[str, str] = MappingProxyType(
 HIGH_RISK: frozenset[str] = frozenset({"unlock", "open_valve"})
 """Commands sent only after the user confirms them, on any device."""
 _OPENING = frozenset({"turn_on", "open", "unlock", "open_valve"})
-_GUARDED_TYPES = frozenset({"Lock", "Valve"})
+# Commands that open partly: any value above 0 lets someone through (CONTRACTS §1).
+_OPENING_BY_VALUE = frozenset({"set_position", "set_tilt"})
+GUARDED_TYPES = frozenset({"Lock", "Valve", "GarageDoor"})
+"""Types whose opening, whole or partial, waits for 确认."""
 
 
-def is_high_risk(device: Device, command: str) -> bool:
+def guarded_by_words(*texts: str, kinds: frozenset[str] = GUARDED_TYPES) -> str | None:
+    """The guarded type (Valve, Lock, GarageDoor) a device's own words say it is, among
+    `kinds`; None when they say none. Case-folded, so Front Door Strike is a Lock."""
+    said = " ".join(texts).casefold()
+    for kind, words in GUARDED_NAME_WORDS:
+        if kind in kinds and any(word in said for word in words):
+            return kind
+    return None
+
+
+def is_high_risk(device: Device, command: str, params: Mapping[str, Any] | None = None) -> bool:
     """Whether a command waits for 确认: unlock and open_valve anywhere, and anything that
-    opens or turns on a Lock- or Valve-typed device (or one acting as one), whatever its
-    capabilities: a door lock wired as a plain on/off relay still opens the door."""
+    opens a Lock-, Valve- or GarageDoor-typed device (or one acting as one) wholly or partly,
+    whatever its capabilities: a door lock wired as a plain on/off relay still opens the door,
+    and a garage door at 50% lets a car in. A value that is not a number is risky: the gate
+    does not trust what it cannot read."""
     if command in HIGH_RISK:
         return True
-    if command not in _OPENING:
+    if command in _OPENING_BY_VALUE:
+        value = (params or {}).get("value")
+        if isinstance(value, int | float) and not isinstance(value, bool) and value <= 0:
+            return False
+    elif command not in _OPENING:
         return False
     # Asked of every command a whole-home turn plans: no set is built for the question.
-    return device.type in _GUARDED_TYPES or not _GUARDED_TYPES.isdisjoint(device.acts_as)
+    return device.type in GUARDED_TYPES or not GUARDED_TYPES.isdisjoint(device.acts_as)
 
 
 # Attributes a command writes are checked with that command's params schema, so a state the
@@ -217,6 +308,11 @@ _READING_SCHEMAS: Mapping[str, Mapping[str, Any]] = {
     "open": {"type": "boolean"},
     "muted": {"type": "boolean"},
     "playing": {"type": "boolean"},
+    "oscillating": {"type": "boolean"},
+    "status": {
+        "title": "statuses",
+        "enum": ["cleaning", "paused", "returning", "docked", "idle", "error", "running"],
+    },
     "temperature": {"type": "number"},
     "humidity": {"type": "number", "minimum": 0, "maximum": 100},
     "illuminance": {"type": "number", "minimum": 0},
@@ -248,16 +344,30 @@ def _range(spec: CommandSpec, device: Device) -> tuple[float, float] | None:
 
 def params_validator(device: Device, command: str) -> Schema:
     """The compiled params schema of the command on this device; KeyError for no such command."""
-    return _validator(command, value_range(device, command))
+    return _validator(command, value_range(device, command), _choices(COMMANDS[command], device))
+
+
+def _choices(spec: CommandSpec, device: Device) -> tuple[str, ...] | None:
+    if spec.choices_from is None:
+        return None
+    words: tuple[str, ...] = getattr(device, spec.choices_from)
+    return words
 
 
 @cache
-def _validator(command: str, bounds: tuple[float, float] | None) -> Schema:
-    # Keyed by the range rather than the device, so devices with equal limits share one.
-    schema: Mapping[str, Any] = COMMANDS[command].params_schema
+def _validator(
+    command: str, bounds: tuple[float, float] | None, choices: tuple[str, ...] | None = None
+) -> Schema:
+    # Keyed by the range and the words rather than the device, so devices alike share one.
+    spec = COMMANDS[command]
+    schema: Mapping[str, Any] = spec.params_schema
     if bounds is not None:
         value = {**schema["properties"]["value"], "minimum": bounds[0], "maximum": bounds[1]}
         schema = {**schema, "properties": {"value": value}}
+    if choices is not None and spec.writes is not None:
+        param = spec.writes[0]
+        words = {**schema["properties"][param], "enum": list(choices)}
+        schema = {**schema, "properties": {param: words}}
     return Schema(schema)
 
 
@@ -269,20 +379,25 @@ def params_error(device: Device, command: str, params: object) -> str | None:
     if spec.capability not in device.capabilities:
         return f'"{command}" needs capability "{spec.capability}", which device "{device.id}" lacks'
     bounds = _range(spec, device)
+    choices = _choices(spec, device)
     key = _params_key(params)
     if key is None:  # not a flat object of scalars: checked every time (and refused)
-        return _explain(_validator(command, bounds).iter_errors(params), name_keys=True)
-    return _checked(command, bounds, key)
+        errors = _validator(command, bounds, choices).iter_errors(params)
+        return _explain(errors, name_keys=True)
+    return _checked(command, bounds, choices, key)
 
 
 @lru_cache(maxsize=4096)
 def _checked(
-    command: str, bounds: tuple[float, float] | None, key: tuple[tuple[str, str, Any], ...]
+    command: str,
+    bounds: tuple[float, float] | None,
+    choices: tuple[str, ...] | None,
+    key: tuple[tuple[str, str, Any], ...],
 ) -> str | None:
     # A whole-home turn validates thousands of identical commands (turn_on {}); the answer
-    # depends only on the command, the range and the params, so it is computed once.
+    # depends only on the command, the range, the words and the params, so it is computed once.
     params = {name: value for name, _, value in key}
-    return _explain(_validator(command, bounds).iter_errors(params), name_keys=True)
+    return _explain(_validator(command, bounds, choices).iter_errors(params), name_keys=True)
 
 
 def _params_key(params: object) -> tuple[tuple[str, str, Any], ...] | None:
@@ -305,11 +420,12 @@ def state_error(device: Device, attribute: str, value: object) -> str | None:
     capability = STATE_ATTRIBUTES.get(attribute)
     if capability is None:
         return f"unknown attribute {_show(attribute)}"
-    if capability not in device.capabilities:
+    if not has_attribute(device.capabilities, attribute):
         return f'attribute "{attribute}" needs capability "{capability}"'
     if attribute in _SETTERS:
         command, param = _SETTERS[attribute]
-        errors = params_validator(device, command).iter_errors({param: value})
+        whole = value if param == "" else {param: value}  # color is set_color's whole params
+        errors = params_validator(device, command).iter_errors(whole)
     else:
         errors = _reading(attribute).iter_errors(value)
     return _explain(errors, name_keys=False)
@@ -323,7 +439,7 @@ def apply_command(
     new = {**state, **spec.effect}
     if spec.writes is not None:
         param, attribute = spec.writes
-        new[attribute] = params[param]
+        new[attribute] = dict(params) if param == "" else params[param]
     return new
 
 

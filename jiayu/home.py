@@ -138,6 +138,8 @@ class Device:
     """Other types it serves as (a SmartPlug with a lamp on it acts as a Light)."""
     state: Mapping[str, Any]
     """Initial state for the simulated hub, by attribute."""
+    presets: tuple[str, ...] = ()
+    """Its presets in its own words (自然风, 睡眠模式): what set_preset takes."""
 
     # limits and state are read-only mappings, which cannot be hashed; ids are unique anyway.
     def __hash__(self) -> int:
@@ -434,7 +436,12 @@ def _device(
         limits=MappingProxyType(limits),
         acts_as=frozenset(d.get("acts_as", ())),
         state=MappingProxyType(dict(d.get("state", {}))),
+        presets=tuple(d.get("presets", ())),
     )
+    if device.presets and "preset" not in capabilities:
+        report((*path, "presets"), 'presets need capability "preset"')
+    elif "preset" in capabilities and not device.presets:
+        report((*path, "capabilities"), 'capability "preset" needs a list of "presets"')
     for attribute, error in check_state.errors(device):
         report((*path, "state", attribute), error)
     return device

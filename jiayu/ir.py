@@ -31,6 +31,13 @@ Action = Literal[
     "remember",  # 记住我喜欢26度: store the value as the user's preference
     "schedule_cancel",  # 取消定时 / 取消关空调的定时
     "schedule_query",  # 还有多久关空调
+    "oscillate_on",  # 摇头 / 摆头
+    "oscillate_off",  # 别摇了 / 停止摇头
+    "clean",  # 开始扫地 / 打扫一下: a vacuum's start_cleaning
+    "pause_cleaning",  # 暂停扫地 / 别扫了: a vacuum only, never what plays
+    "run_cycle",  # 开始洗衣服 / 开始烘干: an appliance's start_cycle
+    "start",  # 开始工作: whichever of the two the device has
+    "return_to_base",  # 回去充电 / 回充
 ]
 MatchKind = Literal["exact", "alias", "pinyin", "fuzzy", "unknown"]
 Quantifier = Literal["one", "all", "any"]
@@ -104,13 +111,15 @@ class Value:
     """absolute: 调到26度; relative: 调高一点 / 调低两度; extreme: 最亮 / 最低;
     preferred: 调到我喜欢的温度 (the speaking user's stored preference for `attribute`)."""
     attribute: str | None = None
-    """State attribute (brightness, color_temp, target_temperature, mode, fan_speed,
-    position, volume); None when only the device can tell (调到50)."""
+    """State attribute (brightness, color_temp, color, target_temperature, target_humidity,
+    mode, fan_speed, preset, position, tilt, volume); None when only the device can tell
+    (调到50)."""
     number: float | None = None
     """The number said, already in the attribute's unit; for relative, the amount."""
     word: str | None = None
-    """An enum value: a mode (cool, heat, ...), a fan speed (low, medium, high, auto) or a
-    named light colour on color_temp (warm, cool, natural: 暖光, 冷光, 自然光)."""
+    """An enum value: a mode (cool, heat, ...), a fan speed (low, medium, high, auto), a
+    named light colour on color_temp (warm, cool, natural: 暖光, 冷光, 自然光), a hue on
+    color (red, blue …: 红色, 蓝光) or a preset as said (睡眠风: matched to the device's own)."""
     unit: Literal["°C", "%", "K"] | None = None
     """The unit said, if any: it implies the attribute."""
     direction: int = 0

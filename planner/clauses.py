@@ -203,7 +203,7 @@ def queue(
             )
             draft.say("rejected", f"{shown(device.name)}没有执行：{error}")
             continue
-        if not confirmed and is_high_risk(device, command.command):
+        if not confirmed and is_high_risk(device, command.command, command.params):
             held.append(command)
             continue
         ready.append(command)

@@ -14,6 +14,7 @@ from typing import Any
 from jiayu.actions import command_for, value_attribute
 from jiayu.catalog import format_number, params_error, value_range
 from jiayu.grammar.phrases import say
+from jiayu.grammar.vocab import HUES, PRESET_ENGLISH, PRESET_TAILS
 from jiayu.home import Device
 from jiayu.ir import Clause, Command, Value
 from jiayu.text import shown
@@ -65,6 +66,20 @@ def plan(
     assert value is not None  # an attribute is only found for a value
     if attribute == "mode":
         params: dict[str, Any] = {"mode": value.word}
+    elif attribute == "color":
+        hue, saturation = HUES[value.word or ""]
+        params = {"hue": hue, "saturation": saturation}
+    elif attribute == "preset":
+        preset = match_preset(value.word or "", device.presets)
+        if preset is None:
+            reason = say(
+                "refuse.no_preset",
+                name=shown(device.name),
+                preset=shown(value.word or ""),
+                presets=[shown(p) for p in device.presets],
+            )
+            return Refusal(device.id, reason)
+        params = {"preset": preset}
     elif attribute == "fan_speed":
         speed = _speed(value, read)
         if speed is None:
@@ -118,6 +133,13 @@ def _number(
         number = bounds[1] if value.direction > 0 else bounds[0]
     elif value.kind == "relative":
         current = (read or {}).get(attribute)
+        if current is None and attribute == "brightness" and (read or {}).get("on") is False:
+            # An off light whose hub reports no brightness (HA's never does) is at 0: 调亮
+            # starts from there, 调暗 has nothing to dim and says so. A hub that remembers
+            # the brightness of an off light is stepped from that, as any live value.
+            if (value.direction or value.warmth) < 0:
+                return Refusal(device.id, say("refuse.light_off", name=shown(device.name)))
+            current = 0
         if not isinstance(current, int | float) or isinstance(current, bool):
             reason = say("refuse.unreadable", name=shown(device.name), attribute=attribute)
             return Refusal(device.id, reason)
@@ -135,6 +157,28 @@ def _number(
     if attribute in _INTEGER:
         return round(number)
     return int(number) if float(number).is_integer() else number
+
+
+def _preset_stem(word: str) -> str:
+    for tail in PRESET_TAILS:
+        if word.endswith(tail) and len(word) > len(tail):
+            return word[: -len(tail)]
+    return word
+
+
+def match_preset(said: str, presets: tuple[str, ...]) -> str | None:
+    """The device's preset that the word said names, or None: exactly, then by its stem
+    (睡眠风 → 睡眠模式), then by the English word a hub reports (睡眠风 → sleep). A word
+    that could name two presets names none: the device is not guessed at."""
+    for same in (
+        lambda p: p.casefold() == said.casefold(),
+        lambda p: _preset_stem(p) == _preset_stem(said),
+        lambda p: p.casefold() in PRESET_ENGLISH.get(_preset_stem(said), ()),
+    ):
+        found = [p for p in presets if same(p)]
+        if found:
+            return found[0] if len(found) == 1 else None
+    return None
 
 
 def _speed(value: Value, read: Mapping[str, Any] | None) -> str | None:

@@ -66,6 +66,11 @@ def _summary(draft: Draft, clause: Clause, found: Sequence[tuple[str, str, Any]]
     if not others:
         both = "都" if len(matching) > 1 else ""
         return f"是的，{listing}{both}{word}"
+    if isinstance(expected, str):  # 扫地机器人在扫吗: a "no" says the status each is in
+        read = {d: v for d, _, v in found}
+        return "没有，" + "，".join(
+            f"{_listing(draft, [d])}{state_word(attribute, read[d])}" for d in others
+        )
     return f"没有，{_listing(draft, others)}{other_word}"
 
 

@@ -6,14 +6,28 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from jiayu.catalog import format_number
+from jiayu.catalog import COMMANDS, format_number
 from jiayu.grammar.phrases import COMMAND_VERBS as COMMAND_VERBS  # engine.py imports it from here
 from jiayu.grammar.phrases import WORDS, say
+from jiayu.grammar.vocab import HUES
 from jiayu.home import Device, Home
 from jiayu.ir import Clause, Command
 from jiayu.text import shown
 
 _MAX_LISTED = 3
+# Commands said after the device (扫地机器人已开始打扫), not before it (已打开客厅灯).
+_SAID_AFTER = frozenset(
+    {
+        "oscillate_on",
+        "oscillate_off",
+        "start_cleaning",
+        "pause_cleaning",
+        "return_to_base",
+        "start_cycle",
+        "pause_cycle",
+        "stop_cycle",
+    }
+)
 
 
 def names_phrase(home: Home, device_ids: Sequence[str], clause: Clause | None = None) -> str:
@@ -35,6 +49,10 @@ def value_phrase(attribute: str, value: Any) -> str:
         return say("value.mode", mode=value)
     if attribute == "fan_speed":
         return say("value.speed", speed=value)
+    if attribute == "status":
+        return say("value.status", status=value)
+    if attribute == "color" and isinstance(value, dict):
+        return say("value.hue", hue=_nearest_hue(value))
     number = format_number(value) if isinstance(value, int | float) else str(value)
     return say("value.number", number=number, attribute=attribute)
 
@@ -49,22 +67,25 @@ def done_phrase(home: Home, clause: Clause | None, sent: Sequence[Command]) -> s
     for (name, _), devices in groups.items():
         params = next(c.params for c in sent if c.command == name and c.device == devices[0])
         who = names_phrase(home, devices, clause)
-        if name in COMMAND_VERBS:  # a command that takes no value
-            parts.append(say("done.command", command=name, devices=who))
+        writes = COMMANDS[name].writes
+        if writes is None:  # a command that takes no value
+            if name in _SAID_AFTER:
+                parts.append(say("done.after", command=name, devices=who))
+            else:
+                parts.append(say("done.command", command=name, devices=who))
             continue
-        attribute = {
-            "set_brightness": "brightness",
-            "set_color_temp": "color_temp",
-            "set_temperature": "target_temperature",
-            "set_mode": "mode",
-            "set_fan_speed": "fan_speed",
-            "set_position": "position",
-            "set_volume": "volume",
-        }[name]
-        value = next(iter(params.values()))
-        said = value_phrase(attribute, value)
+        param, attribute = writes
+        said = value_phrase(attribute, dict(params) if param == "" else params[param])
         parts.append(say("done.set", devices=who, attribute=attribute, value=said))
     return say("done.all", parts=parts)
+
+
+def _nearest_hue(color: dict[str, Any]) -> str:
+    """The named hue closest round the colour wheel (a hub may report 4°, not 0°)."""
+    hue = color.get("hue")
+    if not isinstance(hue, int | float):
+        return ""
+    return min(HUES, key=lambda name: min(abs(HUES[name][0] - hue), 360 - abs(HUES[name][0] - hue)))
 
 
 def answer_phrase(home: Home, device: Device, attribute: str, value: Any) -> str:
@@ -91,6 +112,8 @@ def reading_phrase(where: str, attribute: str, value: float) -> str:
 def state_word(attribute: str, value: Any) -> str:
     """The word for whether a device is in a state (开着 / 关着 / 锁着 / 没锁), so a question's
     expected value and a read compare by meaning: a cover at 30% is 开着, like True."""
+    if isinstance(value, str):  # a status (cleaning, running): the word for that status
+        return value_phrase(attribute, value)
     yes = value > 0 if isinstance(value, int | float) else bool(value)
     return say("word.state_yes" if yes else "word.state_no", attribute=attribute)
 

@@ -36,7 +36,7 @@ def schedule(
         if problem is not None:
             draft.say("rejected", f"{shown(device.name)}没法定时：{problem}")
             return
-    risky = [c for c in commands if is_high_risk(home.device(c.device), c.command)]
+    risky = [c for c in commands if is_high_risk(home.device(c.device), c.command, c.params)]
     if risky and not confirmed:
         names = "、".join(shown(home.device(c.device).name) for c in risky)
         verb = COMMAND_VERBS.get(risky[0].command, "打开")

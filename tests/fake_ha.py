@@ -201,6 +201,9 @@ class FakeHomeAssistant:
             if entity_id in self.failing:
                 code, text = self.failing[entity_id]
                 return {"success": False, "error": {"code": code, "message": text}}
+        invalid = _invalid(message["domain"], message["service"], message.get("service_data", {}))
+        if invalid is not None:
+            return {"success": False, "error": {"code": "invalid_format", "message": invalid}}
         for entity_id in entity_ids:
             current = self.states[entity_id]
             state, attributes = _apply(
@@ -229,7 +232,75 @@ def _apply(service: str, data: Mapping[str, Any], state: str) -> tuple[str, dict
         state = "open" if data["position"] > 0 else "closed"
     elif service == "set_temperature":
         attributes["temperature"] = data["temperature"]
+    # Capabilities of revision 3 (issue 20).
+    if service == "turn_on" and "hs_color" in data:
+        attributes["hs_color"] = list(data["hs_color"])
+    elif service == "oscillate":
+        attributes["oscillating"] = data["oscillating"]
+    elif service == "set_preset_mode":
+        attributes["preset_mode"] = data["preset_mode"]
+    elif service == "set_mode":
+        attributes["mode"] = data["mode"]
+    elif service == "set_humidity":
+        attributes["humidity"] = data["humidity"]
+    elif service == "set_cover_tilt_position":
+        attributes["current_tilt_position"] = data["tilt_position"]
+    elif service in _VACUUM_STATES:
+        state = _VACUUM_STATES[service]
     return state, attributes
+
+
+# What HA's vacuum services leave the entity in.
+_VACUUM_STATES = {"start": "cleaning", "pause": "paused", "return_to_base": "returning"}
+
+# The service schemas HA checks for the services of the capabilities of revision 3 (each
+# key: a predicate on its value); data a real HA refuses with invalid_format is refused here.
+_SCHEMAS: dict[tuple[str, str], dict[str, Any]] = {
+    ("light", "turn_on"): {
+        "hs_color": lambda v: (
+            isinstance(v, list)
+            and len(v) == 2
+            and 0 <= v[0] <= 360
+            and 0 <= v[1] <= 100
+        ),
+        "brightness_pct": lambda v: 0 <= v <= 100,
+        "color_temp_kelvin": lambda v: isinstance(v, int),
+    },
+    ("fan", "oscillate"): {"oscillating": lambda v: isinstance(v, bool)},
+    ("fan", "set_preset_mode"): {"preset_mode": lambda v: isinstance(v, str)},
+    ("humidifier", "set_mode"): {"mode": lambda v: isinstance(v, str)},
+    ("humidifier", "set_humidity"): {"humidity": lambda v: 0 <= v <= 100},
+    ("cover", "set_cover_tilt_position"): {"tilt_position": lambda v: 0 <= v <= 100},
+    ("water_heater", "set_temperature"): {"temperature": lambda v: isinstance(v, int | float)},
+    ("vacuum", "start"): {},
+    ("vacuum", "pause"): {},
+    ("vacuum", "return_to_base"): {},
+}
+# Required keys of those services (light.turn_on needs none).
+_REQUIRED = {
+    ("fan", "oscillate"): {"oscillating"},
+    ("fan", "set_preset_mode"): {"preset_mode"},
+    ("humidifier", "set_mode"): {"mode"},
+    ("humidifier", "set_humidity"): {"humidity"},
+    ("cover", "set_cover_tilt_position"): {"tilt_position"},
+    ("water_heater", "set_temperature"): {"temperature"},
+}
+
+
+def _invalid(domain: str, service: str, data: Mapping[str, Any]) -> str | None:
+    schema = _SCHEMAS.get((domain, service))
+    if schema is None:
+        return None
+    missing = _REQUIRED.get((domain, service), set()) - set(data)
+    if missing:
+        return f"required key not provided @ data['{sorted(missing)[0]}']"
+    for key, value in data.items():
+        check = schema.get(key)
+        if check is None:
+            return f"extra keys not allowed @ data['{key}']"
+        if not check(value):
+            return f"invalid value @ data['{key}']"
+    return None
 
 
 def _partial(entry: Mapping[str, Any]) -> dict[str, Any]:

@@ -266,7 +266,7 @@ def test_apply_command_leaves_other_attributes_and_the_old_state_alone() -> None
 def test_every_command_belongs_to_one_capability_and_is_covered() -> None:
     listed = [name for commands in CAPABILITIES.values() for name in commands]
     assert sorted(listed) == sorted(COMMANDS)
-    assert len(CAPABILITIES) == 14
+    assert len(CAPABILITIES) == 21
     assert CAPABILITIES["onoff"] == ("turn_on", "turn_off")
     assert CAPABILITIES["temperature_sensor"] == ()
     assert set(STATE_ATTRIBUTES.values()) <= set(CAPABILITIES)
@@ -280,6 +280,8 @@ def test_limit_keys_name_the_capability_they_narrow() -> None:
         "target_temperature": "target_temperature",
         "position": "cover",
         "volume": "volume",
+        "target_humidity": "target_humidity",
+        "tilt": "tilt",
     }
 
 

@@ -25,11 +25,13 @@ SCHEMA = Path(__file__).resolve().parents[1] / "jiayu" / "schemas" / "home.schem
 
 TYPES = (
     "AirConditioner, Blind, Charger, Fan, Hub, Light, NetworkAudio, Switch, Television, Washer,"
-    " SmartPlug, Sensor, Lock, Valve, Heater, Humidifier, Purifier, Unknown"
+    " SmartPlug, Sensor, Lock, Valve, Heater, Humidifier, Purifier, Vacuum,"
+    " Dehumidifier, WaterHeater, Dryer, GarageDoor, Unknown"
 )
 CAPABILITIES = (
     "onoff, brightness, color_temp, target_temperature, hvac_mode, fan_speed, cover, lock,"
-    " valve, volume, media, temperature_sensor, humidity_sensor, illuminance_sensor"
+    " valve, volume, media, color, oscillation, preset, target_humidity, tilt, vacuum, cycle,"
+    " temperature_sensor, humidity_sensor, illuminance_sensor"
 )
 
 
@@ -70,7 +72,7 @@ def test_demo_home_loads_with_all_its_parts() -> None:
     parts = (home.floors, home.rooms, home.groups, home.scenes, home.devices)
     sections = ("floors", "rooms", "groups", "scenes", "devices")
     assert [len(p) for p in parts] == [len(demo_data()[s]) for s in sections]
-    assert len(home.devices) == 70
+    assert len(home.devices) == 74
 
 
 def test_devices_keep_what_the_file_says() -> None:

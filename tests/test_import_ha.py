@@ -248,11 +248,11 @@ def test_answers_shaped_unlike_has_are_one_line_and_exit_2(
             {"type": "Fan", "capabilities": ["onoff", "fan_speed"]},
         ),
         ("cover.blind", {}, {"type": "Blind", "capabilities": ["cover"]}),
-        # A garage door opens the house: the risk gate treats it as a lock.
+        # A garage door opens the house: a GarageDoor, which the risk gate guards.
         (
             "cover.garage",
             {"device_class": "garage"},
-            {"type": "Blind", "capabilities": ["cover"], "acts_as": ["Lock"]},
+            {"type": "GarageDoor", "capabilities": ["cover"]},
         ),
         ("valve.water", {}, {"type": "Valve", "capabilities": ["valve"]}),
         (

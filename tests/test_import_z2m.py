@@ -31,7 +31,8 @@ def test_exposes_become_capabilities_limits_types_and_rooms() -> None:
     ceiling = devices["z2m_0x0017880104e4a1b1"]
     # The room from the friendly name's first segment; the name without its slash.
     assert (ceiling["name"], ceiling["room"], ceiling["type"]) == ("客厅吸顶灯", "living", "Light")
-    assert ceiling["capabilities"] == ["onoff", "brightness", "color_temp"]
+    # Its exposes include color_xy: a colour light (issue 20).
+    assert ceiling["capabilities"] == ["onoff", "brightness", "color_temp", "color"]
     # 153–454 mired is 2203–6535 K.
     assert ceiling["limits"] == {"color_temp": {"min": 2203, "max": 6535}}
     ac = devices["z2m_0xa4c1380000ac0001"]
@@ -104,7 +105,8 @@ def test_a_bad_mapping_names_the_file_and_the_pointer() -> None:
         'rooms.json: /devices/客厅空调/room: "garage" is not a room id',
         'rooms.json: /devices/客厅空调/type: "Lamp" is not one of the types: '
         "AirConditioner, Blind, Charger, Fan, Hub, Light, NetworkAudio, Switch, Television, "
-        "Washer, SmartPlug, Sensor, Lock, Valve, Heater, Humidifier, Purifier, Unknown",
+        "Washer, SmartPlug, Sensor, Lock, Valve, Heater, Humidifier, Purifier, Vacuum, "
+        "Dehumidifier, WaterHeater, Dryer, GarageDoor, Unknown",
         'rooms.json: /devices/客厅空调/colour: unknown key "colour"',
         "rooms.json: /devices/a~1b/skip: is not a boolean",
     ]

@@ -68,7 +68,16 @@ def _fixed(**data: Any) -> _Data:
 
 # Entity domains that have HA's generic turn_on/turn_off services.
 _ONOFF = frozenset(
-    {"light", "switch", "fan", "climate", "media_player", "humidifier", "input_boolean"}
+    {
+        "light",
+        "switch",
+        "fan",
+        "climate",
+        "media_player",
+        "humidifier",
+        "input_boolean",
+        "water_heater",
+    }
 )
 _HVAC_MODES: Mapping[str, str] = MappingProxyType(
     {"cool": "cool", "heat": "heat", "dry": "dry", "fan": "fan_only", "auto": "auto"}
@@ -83,6 +92,10 @@ def _hvac_mode(params: Mapping[str, Any]) -> dict[str, Any]:
 
 def _fan_percentage(params: Mapping[str, Any]) -> dict[str, Any]:
     return {"percentage": _FAN_PERCENT[params["speed"]]}
+
+
+def _hs_color(params: Mapping[str, Any]) -> dict[str, Any]:
+    return {"hs_color": [params["hue"], params["saturation"]]}
 
 
 _Rule = tuple[frozenset[str], str, _Data]
@@ -116,6 +129,23 @@ _RULES: Mapping[str, tuple[_Rule, ...]] = MappingProxyType(
         "pause": ((frozenset({"media_player"}), "media_pause", _none),),
         "next_track": ((frozenset({"media_player"}), "media_next_track", _none),),
         "previous_track": ((frozenset({"media_player"}), "media_previous_track", _none),),
+        # Capabilities of revision 3 (issue 20).
+        "set_color": ((frozenset({"light"}), "turn_on", _hs_color),),
+        "oscillate_on": ((frozenset({"fan"}), "oscillate", _fixed(oscillating=True)),),
+        "oscillate_off": ((frozenset({"fan"}), "oscillate", _fixed(oscillating=False)),),
+        "set_preset": (
+            (
+                frozenset({"fan", "climate"}),
+                "set_preset_mode",
+                lambda p: {"preset_mode": p["preset"]},
+            ),
+            (frozenset({"humidifier"}), "set_mode", lambda p: {"mode": p["preset"]}),
+        ),
+        "set_humidity": ((frozenset({"humidifier"}), "set_humidity", _key("humidity")),),
+        "set_tilt": ((frozenset({"cover"}), "set_cover_tilt_position", _key("tilt_position")),),
+        "start_cleaning": ((frozenset({"vacuum"}), "start", _none),),
+        "pause_cleaning": ((frozenset({"vacuum"}), "pause", _none),),
+        "return_to_base": ((frozenset({"vacuum"}), "return_to_base", _none),),
     }
 )
 
@@ -166,6 +196,20 @@ def _percent(value: Any, full: float) -> int | None:
     return None if number is None else round(number * 100 / full)
 
 
+# A vacuum's states are ours word for word (CONTRACTS §1's vacuum status).
+_VACUUM_STATES = frozenset({"cleaning", "paused", "returning", "docked", "idle", "error"})
+
+
+def _hs(value: Any) -> dict[str, int] | None:
+    """HA's hs_color [hue, saturation] as our color {hue, saturation}, or None."""
+    if not isinstance(value, list | tuple) or len(value) != 2:
+        return None
+    hue, saturation = (_number(v) for v in value)
+    if hue is None or saturation is None:
+        return None
+    return {"hue": round(hue) % 360, "saturation": round(saturation)}
+
+
 def fan_level(percentage: Any) -> str | None:
     """A fan percentage as our level: 1–33 low, 34–66 medium, 67–100 high (CONTRACTS §1)."""
     number = _number(percentage)
@@ -194,9 +238,21 @@ def device_state(entity_id: str, state: str, attributes: Mapping[str, Any]) -> d
         put("brightness", _percent(attributes.get("brightness"), 255))
         kelvin = _number(attributes.get("color_temp_kelvin"))
         put("color_temp", None if kelvin is None else round(kelvin))
+        put("color", _hs(attributes.get("hs_color")))
     elif domain == "fan":
         preset = attributes.get("preset_mode")
         put("fan_speed", "auto" if preset == "auto" else fan_level(attributes.get("percentage")))
+        put("preset", preset if isinstance(preset, str) else None)
+        oscillating = attributes.get("oscillating")
+        put("oscillating", oscillating if isinstance(oscillating, bool) else None)
+    elif domain == "humidifier":
+        target = _number(attributes.get("humidity"))
+        put("target_humidity", None if target is None else round(target))
+        put("humidity", _number(attributes.get("current_humidity")))
+        mode = attributes.get("mode")
+        put("preset", mode if isinstance(mode, str) else None)
+    elif domain == "vacuum" and state in _VACUUM_STATES:
+        out["status"] = state
     elif domain == "climate":
         if known:
             out["on"] = state != "off"
@@ -214,6 +270,8 @@ def device_state(entity_id: str, state: str, attributes: Mapping[str, Any]) -> d
         if position is None and state in {"open", "closed"}:
             position = 100 if state == "open" else 0
         put("position", None if position is None else round(position))
+        tilt = _number(attributes.get("current_tilt_position"))
+        put("tilt", None if tilt is None else round(tilt))
     elif domain == "lock" and state in {"locked", "unlocked", "open"}:
         out["locked"] = state == "locked"
     elif domain == "valve" and state in {"open", "closed"}:

@@ -81,6 +81,10 @@ _MODES_IN = MappingProxyType({z: ours for ours, z in _MODES_OUT.items()})
 # turn_on of a climate device without a power switch picks the first mode it has, in this order.
 _ON_MODES = ("auto", "cool", "heat", "dry", "fan_only")
 _FAN_SPEEDS = ("low", "medium", "high", "auto")
+# A fan's modes that are not speeds (smart, sleep, nature …) are its presets (issue 20).
+_NOT_PRESETS = frozenset({"off", "on", *_FAN_SPEEDS})
+# Top-level numerics that set a humidifier's target humidity.
+_HUMIDITY_SETPOINTS = frozenset({"target_humidity", "humidity_setting", "humidity_target"})
 
 
 @dataclass(frozen=True)
@@ -157,6 +161,8 @@ class Z2mEntity:
             caps.append("brightness")
         if settable("color_temp"):
             caps.append("color_temp")
+        if settable("color"):
+            caps.append("color")
         if settable("setpoint"):
             caps.append("target_temperature")
         if settable("system_mode") and set(f["system_mode"].values) & set(_MODES_IN):
@@ -167,11 +173,22 @@ class Z2mEntity:
             caps.append("cover")
         if settable("lock"):
             caps.append("lock")
+        if self.presets():
+            caps.append("preset")
+        if settable("target_humidity"):
+            caps.append("target_humidity")
         for role in ("temperature", "humidity", "illuminance"):
             if role in f and f[role].published:
                 caps.append(f"{role}_sensor")
         # A valve is never also a plain switch: `valve` alone carries its risk rule.
         return [c for c in caps if not (c == "onoff" and "valve" in caps)]
+
+    def presets(self) -> list[str]:
+        """A fan's modes that are not speeds, as its presets."""
+        mode = self.features.get("fan_mode")
+        if self.kind != "fan" or mode is None or not mode.settable:
+            return []
+        return [v for v in mode.values if v not in _NOT_PRESETS]
 
     def limits(self) -> dict[str, dict[str, float]]:
         """Our limits from the exposes' value_min/value_max (colour temperature in kelvin)."""
@@ -193,6 +210,9 @@ class Z2mEntity:
             and (position.low, position.high) != (0, 100)
         ):
             out["position"] = {"min": position.low, "max": position.high}
+        humidity = self.features.get("target_humidity")
+        if humidity is not None and humidity.low is not None and humidity.high is not None:
+            out["target_humidity"] = {"min": humidity.low, "max": humidity.high}
         return out
 
 
@@ -232,6 +252,13 @@ def entities(device: Mapping[str, Any]) -> list[Z2mEntity]:
                 roles.setdefault(endpoint, {}).update(found)
         elif (
             kind == "numeric"
+            and expose.get("name") in _HUMIDITY_SETPOINTS
+            and (feature := _feature(expose)) is not None
+            and feature.settable
+        ):
+            roles.setdefault(endpoint, {})["target_humidity"] = feature
+        elif (
+            kind == "numeric"
             and (role := _sensor_role(expose)) is not None
             and (feature := _feature(expose)) is not None
         ):
@@ -262,6 +289,10 @@ def _specific_roles(kind: str, features: object) -> dict[str, Feature]:
                 found["switch"] = feature
             case "light", ("brightness" | "color_temp"):
                 found[str(name)] = feature
+            case "light", ("color_hs" | "color_xy"):
+                # Both are the `color` property, and zigbee2mqtt takes hue/saturation for
+                # either (it converts to x/y for a light that only has those).
+                found["color"] = feature
             case "fan", "mode":
                 found["fan_mode"] = feature
             case "cover", "state":
@@ -333,6 +364,10 @@ def fallback_entity(device: Device, friendly_name: str) -> Z2mEntity:
         f["system_mode"] = Feature("system_mode", rw, values=("off", *_MODES_IN))
     if "fan_speed" in caps:
         f["fan_mode"] = Feature("fan_mode", rw, values=_FAN_SPEEDS)
+    if "color" in caps:
+        f["color"] = Feature("color", rw)
+    if "target_humidity" in caps:
+        f["target_humidity"] = Feature("target_humidity", rw)
     if "cover" in caps:
         f["cover"] = Feature("state", rw, "OPEN", "CLOSE")
         f["position"] = Feature("position", rw, low=0, high=100)
@@ -446,11 +481,18 @@ def set_payload(entity: Z2mEntity, command: str, params: Mapping[str, Any]) -> _
             if value not in feature.values:
                 raise _Refused("system_mode")
             return exact(feature, value)
-        case "set_fan_speed":
+        case "set_fan_speed" | "set_preset":
             feature = need("fan_mode")
-            if params["speed"] not in feature.values:
+            mode = params["speed" if command == "set_fan_speed" else "preset"]
+            if mode not in feature.values:
                 raise _Refused("fan_mode")
-            return exact(feature, params["speed"])
+            return exact(feature, mode)
+        case "set_color":
+            color = need("color")
+            wanted = {"hue": int(params["hue"]), "saturation": int(params["saturation"])}
+            return any_of({color.key: wanted}, color)
+        case "set_humidity":
+            return near(need("target_humidity"), float(params["value"]))
         case "open" | "close" | "stop" | "set_position":
             # Covers report movement and position as they go: any report confirms the command.
             cover, position = f.get("cover"), f.get("position")
@@ -514,6 +556,14 @@ def our_state(
         out["mode"] = _MODES_IN[v]
     if "fan_speed" in caps and (v := value("fan_mode")) in _FAN_SPEEDS:
         out["fan_speed"] = v
+    if "preset" in caps and (v := value("fan_mode")) in entity.presets():
+        out["preset"] = v
+    if "color" in caps and isinstance(v := value("color"), Mapping):
+        hue, saturation = _number(v.get("hue")), _number(v.get("saturation"))
+        if hue is not None and saturation is not None:
+            out["color"] = {"hue": round(hue) % 360, "saturation": round(saturation)}
+    if "target_humidity" in caps and (v := _number(value("target_humidity"))) is not None:
+        out["target_humidity"] = round(v)
     if "cover" in caps:
         if (v := _number(value("position"))) is not None:
             out["position"] = max(0, min(100, round(v)))

@@ -24,6 +24,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from jiayu.catalog import guarded_by_words
 from jiayu.errors import HomeError
 from jiayu.home import parse_home, plain_name
 
@@ -41,7 +42,13 @@ _NAME_MAX = 64
 
 # HA's feature bits (ClimateEntityFeature, FanEntityFeature, MediaPlayerEntityFeature).
 _CLIMATE_TARGET_TEMPERATURE, _CLIMATE_FAN_MODE, _CLIMATE_TURN_OFF = 1, 8, 128
-_FAN_SET_SPEED = 1
+_FAN_SET_SPEED, _FAN_OSCILLATE, _FAN_PRESET_MODE = 1, 2, 8
+_CLIMATE_PRESET_MODE = 16
+_HUMIDIFIER_MODES = 1
+_WATER_HEATER_ON_OFF = 8
+_VACUUM_START = 8192
+_COVER_OPEN, _COVER_CLOSE, _COVER_SET_POSITION, _COVER_SET_TILT_POSITION = 1, 2, 4, 128
+_COLOR_MODES = {"hs", "xy", "rgb", "rgbw", "rgbww"}
 _MEDIA_PAUSE, _MEDIA_VOLUME_SET, _MEDIA_TURN_ON, _MEDIA_TURN_OFF, _MEDIA_PLAY = (
     1,
     4,
@@ -56,9 +63,14 @@ _SENSORS = {
     "humidity": "humidity_sensor",
     "illuminance": "illuminance_sensor",
 }
-# Covers that are doors: opening one is as risky as unlocking, so they act as a Lock and
-# the risk gate asks for 确认 before opening them.
-_DOOR_COVERS = {"door", "garage", "gate"}
+# Covers that are doors: opening one, wholly or partly, is as risky as unlocking, so the
+# risk gate asks for 确认 before opening them: garage doors and gates are GarageDoors, a
+# door acts as a Lock.
+_GARAGE_COVERS = {"garage", "gate"}
+_DOOR_COVERS = {"door", *_GARAGE_COVERS}
+# What a switch or valve is in fact when its device class says so (issue 19); its words
+# are read by guarded_by_words.
+_GUARDED_CLASSES = {"gas": "Valve", "water": "Valve"}
 
 
 def room_id(area_id: str) -> str:
@@ -185,6 +197,9 @@ def build_home(registries: Registries) -> Built:
         if not usable(entity_id, name):
             continue
         aliases = usable_aliases(entity_id, name, _strs(entry.get("aliases")))
+        guarded = guarded_type(entity_id, name, _strs(entry.get("aliases")), attributes)
+        if guarded is not None:
+            described["type"] = guarded
         area = entry.get("area_id") or device_area.get(str(entry.get("device_id")))
         where = room_id(str(area)) if area is not None else UNASSIGNED_ROOM
         if where not in known_rooms:
@@ -220,6 +235,7 @@ def describe(entity_id: str, attributes: Mapping[str, Any]) -> dict[str, Any] | 
     caps: list[str] = []
     limits: dict[str, dict[str, float]] = {}
     acts_as: list[str] = []
+    presets: list[str] = []
 
     def limit(key: str, low: Any, high: Any) -> None:
         if _finite(low) and _finite(high) and low <= high:
@@ -231,6 +247,8 @@ def describe(entity_id: str, attributes: Mapping[str, Any]) -> dict[str, Any] | 
         caps.append("onoff")
         if modes - {"onoff", "unknown"}:
             caps.append("brightness")
+        if modes & _COLOR_MODES:
+            caps.append("color")
         if "color_temp" in modes:
             caps.append("color_temp")
             limit(
@@ -246,9 +264,22 @@ def describe(entity_id: str, attributes: Mapping[str, Any]) -> dict[str, Any] | 
         caps.append("onoff")
         if features & _FAN_SET_SPEED:
             caps.append("fan_speed")
+        if features & _FAN_OSCILLATE:
+            caps.append("oscillation")
+        if features & _FAN_PRESET_MODE:
+            presets = _presets(attributes.get("preset_modes"))
     elif domain == "humidifier":
-        kind = "Humidifier"
-        caps.append("onoff")
+        kind = "Dehumidifier" if device_class == "dehumidifier" else "Humidifier"
+        caps += ["onoff", "target_humidity"]
+        limit("target_humidity", attributes.get("min_humidity"), attributes.get("max_humidity"))
+        if features & _HUMIDIFIER_MODES:
+            presets = _presets(attributes.get("available_modes"))
+        if attributes.get("current_humidity") is not None:
+            caps.append("humidity_sensor")
+    elif domain == "vacuum":
+        kind = "Vacuum"
+        if features & _VACUUM_START:
+            caps.append("vacuum")
     elif domain == "climate":
         hvac = set(_strs(attributes.get("hvac_modes")))
         kind = "AirConditioner" if "cool" in hvac else "Heater"
@@ -268,14 +299,23 @@ def describe(entity_id: str, attributes: Mapping[str, Any]) -> dict[str, Any] | 
             caps.append("temperature_sensor")
         if attributes.get("current_humidity") is not None:
             caps.append("humidity_sensor")
+        if features & _CLIMATE_PRESET_MODE:
+            presets = _presets(attributes.get("preset_modes"))
     elif domain == "water_heater":
-        kind = "Heater"
+        kind = "WaterHeater"
+        if features & _WATER_HEATER_ON_OFF:
+            caps.append("onoff")
         caps.append("target_temperature")
         limit("target_temperature", attributes.get("min_temp"), attributes.get("max_temp"))
     elif domain == "cover":
-        kind = "Blind"
-        caps.append("cover")
-        if device_class in _DOOR_COVERS:
+        kind = "GarageDoor" if device_class in _GARAGE_COVERS else "Blind"
+        # A cover that reports no features is taken to open and close; a tilt-only one
+        # (a venetian blind's slats) is offered its tilt alone.
+        if not features or features & (_COVER_OPEN | _COVER_CLOSE | _COVER_SET_POSITION):
+            caps.append("cover")
+        if features & _COVER_SET_TILT_POSITION:
+            caps.append("tilt")
+        if device_class == "door":
             acts_as.append("Lock")
     elif domain == "lock":
         kind = "Lock"
@@ -298,12 +338,38 @@ def describe(entity_id: str, attributes: Mapping[str, Any]) -> dict[str, Any] | 
         return None
     if not caps:
         return None
+    if presets:
+        caps.append("preset")
     out: dict[str, Any] = {"type": kind, "capabilities": caps}
+    if presets:
+        out["presets"] = presets
     if limits:
         out["limits"] = limits
     if acts_as:
         out["acts_as"] = acts_as
     return out
+
+
+def _presets(value: Any) -> list[str]:
+    """HA's preset or mode names as a device's presets: each usable as a name, once."""
+    return list(dict.fromkeys(p for p in _strs(value) if plain_name(p) and len(p) <= _NAME_MAX))
+
+
+def guarded_type(
+    entity_id: str, name: str, aliases: Sequence[str], attributes: Mapping[str, Any]
+) -> str | None:
+    """Valve, Lock or GarageDoor for a switch, valve or cover that is one in fact (by its
+    device class, name, aliases or id: 燃气阀, 门禁, a door strike, a garage door on a relay),
+    so the risk gate sees what turning it on opens; None otherwise."""
+    domain = entity_id.partition(".")[0]
+    if domain == "cover":  # a cover only opens: what it may be is a door or gate
+        if attributes.get("device_class") in _GARAGE_COVERS:
+            return "GarageDoor"
+        return guarded_by_words(entity_id, name, *aliases, kinds=frozenset({"GarageDoor"}))
+    if domain not in {"switch", "input_boolean", "valve"}:
+        return None
+    by_class = _GUARDED_CLASSES.get(str(attributes.get("device_class")))
+    return by_class or guarded_by_words(entity_id, name, *aliases)
 
 
 def _entity_name(entity_id: str, entry: Mapping[str, Any], attributes: Mapping[str, Any]) -> str:

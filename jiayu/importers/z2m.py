@@ -50,7 +50,7 @@ from importlib.resources import files
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from jiayu.catalog import schema_message
+from jiayu.catalog import GUARDED_TYPES, guarded_by_words, schema_message
 from jiayu.errors import InputError, Problem, json_pointer
 from jiayu.executor.hubs.zigbee2mqtt import Z2mEntity, entities, friendly_name_error
 from jiayu.home import parse_home, plain_name
@@ -217,6 +217,9 @@ def _device(
     limits = entity.limits()
     if limits:
         device["limits"] = limits
+    presets = entity.presets()
+    if presets:
+        device["presets"] = presets
     return device
 
 
@@ -225,6 +228,15 @@ def _guess_type(entity: Z2mEntity) -> str:
         system_mode = entity.features.get("system_mode")
         cools = system_mode is not None and "cool" in system_mode.values
         return "AirConditioner" if cools else "Heater"
+    if "target_humidity" in entity.features:
+        dries = "dehumid" in entity.description.lower() or "除湿" in entity.description
+        return "Dehumidifier" if dries else "Humidifier"
+    # What a relay or cover opens in fact, by its name or description (issue 19).
+    if entity.kind in ("switch", "cover"):
+        kinds = GUARDED_TYPES if entity.kind != "cover" else frozenset({"GarageDoor"})
+        guarded = guarded_by_words(entity.friendly_name, entity.description, kinds=kinds)
+        if guarded is not None:
+            return guarded
     if entity.kind == "switch":
         text = entity.description.lower()
         if any(word in text for word in ("plug", "socket", "outlet", "插座")):
