@@ -58,6 +58,11 @@ TYPE_WORDS: dict[str, str] = {
     "Charger": "充电器",
     "Sensor": "传感器",
     "Hub": "网关",
+    "Vacuum": "扫地机器人",
+    "Dehumidifier": "除湿机",
+    "WaterHeater": "热水器",
+    "Dryer": "烘干机",
+    "GarageDoor": "车库门",
 }
 """The word a type is said with (CONTRACTS.md §1), for a target given by `t` alone."""
 
