@@ -7,6 +7,8 @@ jiayu coverage [FILE...]                      grammar rules and words the corpus
 jiayu parse [--home FILE] TEXT                tokens, tree, IR, compact form, confidence
 jiayu home from-z2m --rooms MAP [...]         a home file from zigbee2mqtt's bridge/devices
 jiayu home from-ha --url URL [--token T]      a home file from Home Assistant (token also HA_TOKEN)
+jiayu home from-smartthings [--token T | --devices F --rooms F]
+                                              a home file from SmartThings' API or saved answers
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from typing import Any
 from jiayu import coverage
 from jiayu import replay as replay_cli
 from jiayu.errors import InputError, JiayuError
-from jiayu.importers import ha, z2m
+from jiayu.importers import ha, smartthings, z2m
 
 DEMO_HOME = "homes/demo.json"
 
@@ -111,6 +113,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     ha.add_arguments(from_ha)
     from_ha.set_defaults(func=ha.run)
+    from_st = sources.add_parser(
+        "from-smartthings",
+        help="from SmartThings' API (token: --token or SMARTTHINGS_TOKEN) or saved answers",
+    )
+    smartthings.add_arguments(from_st)
+    from_st.set_defaults(func=smartthings.run)
     explain = sub.add_parser("parse", help="explain how an utterance compiles")
     explain.add_argument("--home", help="home file (default: the bundled demo home)")
     explain.add_argument("text", nargs="+")
