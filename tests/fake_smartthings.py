@@ -209,12 +209,16 @@ class FakeSmartThings:
         """Every accepted command body, by device, in arrival order."""
         self.requests: list[tuple[str, str]] = []
         """Every request (method, path), accepted or not."""
+        self.link_base: str | None = None
+        """Where `_links.next` points (default: this server)."""
         self.hang: set[str] = set()
+        self.hang_s = 3.0
+        """How long a request to a device in `hang` waits before it is answered."""
         self.down: set[str] = set()
         self.lock = threading.Lock()
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
         self._server.daemon_threads = True
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        self._thread = threading.Thread(target=self._server.serve_forever, args=(0.05,), daemon=True)
 
     @property
     def url(self) -> str:
@@ -324,7 +328,7 @@ class FakeSmartThings:
                     self._reply(404, _error("NotFoundError", "device not found"))
                     return False
                 if device_id in fake.hang:
-                    time.sleep(3)
+                    time.sleep(fake.hang_s)
                 if device_id in fake.down:
                     self._reply(500, _error("InternalError", "device unreachable"))
                     return False
@@ -340,7 +344,8 @@ class FakeSmartThings:
                     page = items[start * fake.page_size : (start + 1) * fake.page_size]
                     links: dict[str, Any] = {}
                     if (start + 1) * fake.page_size < len(items):
-                        links["next"] = {"href": f"{fake.url}/v1/devices?page={start + 1}"}
+                        base = fake.link_base or fake.url
+                        links["next"] = {"href": f"{base}/v1/devices?page={start + 1}"}
                     self._reply(200, {"items": page, "_links": links})
                 elif path == "/v1/locations":
                     items = [
