@@ -41,6 +41,10 @@ _NAME_MAX = 64
 
 # HA's feature bits (ClimateEntityFeature, FanEntityFeature, MediaPlayerEntityFeature).
 _CLIMATE_TARGET_TEMPERATURE, _CLIMATE_FAN_MODE, _CLIMATE_TURN_OFF = 1, 8, 128
+_CLIMATE_TARGET_RANGE = 2
+# CoverEntityFeature: a cover that does none of these only tilts, and HA refuses
+# open_cover/close_cover/set_cover_position on it.
+_COVER_MOVES = 1 | 2 | 4
 _FAN_SET_SPEED = 1
 _MEDIA_PAUSE, _MEDIA_VOLUME_SET, _MEDIA_TURN_ON, _MEDIA_TURN_OFF, _MEDIA_PLAY = (
     1,
@@ -254,7 +258,8 @@ def describe(entity_id: str, attributes: Mapping[str, Any]) -> dict[str, Any] | 
         kind = "AirConditioner" if "cool" in hvac else "Heater"
         if "off" in hvac or features & _CLIMATE_TURN_OFF:
             caps.append("onoff")
-        if features & _CLIMATE_TARGET_TEMPERATURE:
+        # A range-only thermostat is given the range around the target (the hub's doing).
+        if features & (_CLIMATE_TARGET_TEMPERATURE | _CLIMATE_TARGET_RANGE):
             caps.append("target_temperature")
             limit("target_temperature", attributes.get("min_temp"), attributes.get("max_temp"))
         if hvac & _OUR_HVAC:
@@ -274,7 +279,10 @@ def describe(entity_id: str, attributes: Mapping[str, Any]) -> dict[str, Any] | 
         limit("target_temperature", attributes.get("min_temp"), attributes.get("max_temp"))
     elif domain == "cover":
         kind = "Blind"
-        caps.append("cover")
+        # No supported_features is HA's default for a cover: it opens and closes.
+        moves = attributes.get("supported_features")
+        if not isinstance(moves, int) or moves & _COVER_MOVES:
+            caps.append("cover")
         if device_class in _DOOR_COVERS:
             acts_as.append("Lock")
     elif domain == "lock":

@@ -35,14 +35,13 @@ class HassHub:
         self._timeout = timeout
 
     def read(self, device_id: str) -> Mapping[str, Any]:
-        state = self._on_loop(device_id, self._state(device_id))
-        if state is None:
-            raise HubError(device_id, "unknown device")
+        state = self._known(device_id)
         return device_state(device_id, state.state, state.attributes)
 
     def send(self, device_id: str, command: str, params: Mapping[str, Any]) -> None:
-        call = service_call(device_id, command, params)
-        self.read(device_id)  # an unavailable entity is offline: nothing is sent to it
+        state = self._known(device_id)
+        device_state(device_id, state.state, state.attributes)  # unavailable: offline, unsent
+        call = service_call(device_id, command, params, state.attributes)
         coro = self._hass.services.async_call(
             call.domain,
             call.service,
@@ -52,6 +51,12 @@ class HassHub:
             context=SPEAKER.get(),
         )
         self._on_loop(device_id, coro)
+
+    def _known(self, device_id: str) -> State:
+        state = self._on_loop(device_id, self._state(device_id))
+        if state is None:
+            raise HubError(device_id, "unknown device")
+        return state
 
     async def _state(self, device_id: str) -> State | None:
         return self._hass.states.get(device_id)
