@@ -165,8 +165,8 @@ def service_call(
         and _takes_range_only(attributes or {})
         and _number(params.get("value")) is not None
     ):
-        data = _range_around(float(params["value"]), attributes or {})
-        return ServiceCall(domain, "set_temperature", MappingProxyType(data))
+        around = _range_around(float(params["value"]), attributes or {})
+        return ServiceCall(domain, "set_temperature", MappingProxyType(around))
     for domains, service, data in _RULES.get(command, ()):
         if domain in domains:
             try:
