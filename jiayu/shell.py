@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from jiayu.engine import Engine
-from jiayu.executor.hubs.base import HubError
+from jiayu.executor.hubs.base import HubError, Reads
 from jiayu.home import Device, plain_name
 from jiayu.ir import Command
 
@@ -79,11 +79,14 @@ class Shell:
 
     # --- turns --------------------------------------------------------------------------
 
-    def _read(self, device_id: str) -> Mapping[str, Any] | HubError:
+    def _reads(self, device_ids: list[str]) -> Reads:
         runner = self.engine.runner
-        if runner is None:  # an AsyncHub engine: the shell is sync only
-            return HubError(device_id, "unreadable")
-        return runner.read(device_id)
+        if runner is None:  # an AsyncHub engine: this shell is sync only
+            return {device_id: HubError(device_id, "unreadable") for device_id in device_ids}
+        return runner.read_many(device_ids)
+
+    def _read(self, device_id: str) -> Mapping[str, Any] | HubError:
+        return self._reads([device_id])[device_id]
 
     def _listen(self, kind: str, command: Command, reason: str | None) -> None:
         # Before and after each command, on the thread that sends it: the change is the
@@ -189,14 +192,11 @@ class Shell:
         if not devices:
             self.say(f"家里没有叫“{arg}”的设备")
             return
-        runner = self.engine.runner
-        reads = runner.read_many([d.id for d in devices]) if runner is not None else {}
+        reads = self._reads([d.id for d in devices])
         for device in devices:
-            state = reads.get(device.id)
+            state = reads[device.id]
             shown = (
-                f"读不到（{state.reason}）"
-                if isinstance(state, HubError) or state is None
-                else _dump(dict(state))
+                f"读不到（{state.reason}）" if isinstance(state, HubError) else _dump(dict(state))
             )
             self.say(f"{self._name(device.id)} ({device.id}): {shown}")
 
