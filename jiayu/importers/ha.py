@@ -408,12 +408,19 @@ def run(args: argparse.Namespace) -> int:
     except HomeError as err:
         print(str(err), file=sys.stderr)
         return 2
-    for line in built.skipped:
-        print(f"jiayu home from-ha: skipped {line}", file=sys.stderr)
-    text = json.dumps(built.home, ensure_ascii=False, indent=2) + "\n"
-    if args.out:
-        with open(args.out, "w", encoding="utf-8") as out:
-            out.write(text)
+    write_home(built.home, built.skipped, args.out, "jiayu home from-ha")
+    return 0
+
+
+def write_home(
+    home: Mapping[str, Any], skipped: Sequence[str], out: str | None, where: str
+) -> None:
+    """An importer's result: what was skipped on stderr, the home to `out` (or stdout)."""
+    for line in skipped:
+        print(f"{where}: skipped {line}", file=sys.stderr)
+    text = json.dumps(home, ensure_ascii=False, indent=2) + "\n"
+    if out:
+        with open(out, "w", encoding="utf-8") as file:
+            file.write(text)
     else:
         sys.stdout.write(text)
-    return 0

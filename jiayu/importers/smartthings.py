@@ -41,6 +41,7 @@ from jiayu.executor.hubs.smartthings import (
     StClient,
 )
 from jiayu.home import parse_home, plain_name
+from jiayu.importers.ha import write_home
 from jiayu.jsonfile import parse_json, read_text
 
 UNASSIGNED_ROOM = "room._unassigned"
@@ -311,12 +312,5 @@ def run(args: argparse.Namespace) -> int:
     except (KeyError, TypeError, AttributeError) as exc:
         print(f"{where}: {args.url}: unexpected answer: {exc!r}", file=sys.stderr)
         return 2
-    for line in built.skipped:
-        print(f"{where}: skipped {line}", file=sys.stderr)
-    text = json.dumps(built.home, ensure_ascii=False, indent=2) + "\n"
-    if args.out:
-        with open(args.out, "w", encoding="utf-8") as out:
-            out.write(text)
-    else:
-        sys.stdout.write(text)
+    write_home(built.home, built.skipped, args.out, where)
     return 0
