@@ -150,10 +150,53 @@ _RULES: Mapping[str, tuple[_Rule, ...]] = MappingProxyType(
 )
 
 
-def service_call(entity_id: str, command: str, params: Mapping[str, Any]) -> ServiceCall:
+# ClimateEntityFeature: a thermostat that takes one target, or a low/high range.
+_TARGET_TEMPERATURE, _TARGET_TEMPERATURE_RANGE = 1, 2
+
+
+def _takes_range_only(attributes: Mapping[str, Any]) -> bool:
+    """Whether a climate entity takes only `target_temp_low/high` (HA refuses `temperature`)."""
+    features = attributes.get("supported_features")
+    features = features if isinstance(features, int) else 0
+    return bool(features & _TARGET_TEMPERATURE_RANGE) and not features & _TARGET_TEMPERATURE
+
+
+def _range_around(value: float, attributes: Mapping[str, Any]) -> dict[str, Any]:
+    """A range thermostat's target as the range centred on it, as wide as the one it has
+    (2 degrees when it has none), kept inside its min_temp/max_temp."""
+    low, high = (
+        _number(attributes.get("target_temp_low")),
+        _number(attributes.get("target_temp_high")),
+    )
+    half = (high - low) / 2 if low is not None and high is not None and high > low else 1.0
+    bottom, top = _number(attributes.get("min_temp")), _number(attributes.get("max_temp"))
+    new_low, new_high = value - half, value + half
+    if bottom is not None:
+        new_low = max(new_low, bottom)
+    if top is not None:
+        new_high = min(new_high, top)
+    return {"target_temp_low": new_low, "target_temp_high": new_high}
+
+
+def service_call(
+    entity_id: str,
+    command: str,
+    params: Mapping[str, Any],
+    attributes: Mapping[str, Any] | None = None,
+) -> ServiceCall:
     """The HA service call for one of our commands on one entity; HubError "refused" when
-    HA has no service that does it for that entity's domain (fan speed "auto" on a fan)."""
+    HA has no service that does it for that entity's domain (fan speed "auto" on a fan).
+    `attributes`, the entity's HA attributes when known, choose between service forms (a
+    thermostat that takes only a range is given one around the temperature asked)."""
     domain = entity_id.partition(".")[0]
+    if (
+        command == "set_temperature"
+        and domain == "climate"
+        and _takes_range_only(attributes or {})
+        and _number(params.get("value")) is not None
+    ):
+        around = _range_around(float(params["value"]), attributes or {})
+        return ServiceCall(domain, "set_temperature", MappingProxyType(around))
     for domains, service, data in _RULES.get(command, ()):
         if domain in domains:
             try:
@@ -257,7 +300,14 @@ def device_state(entity_id: str, state: str, attributes: Mapping[str, Any]) -> d
         if known:
             out["on"] = state != "off"
             put("mode", _HVAC_BACK.get(state))
-        put("target_temperature", _number(attributes.get("temperature")))
+        target = _number(attributes.get("temperature"))
+        low, high = (
+            _number(attributes.get("target_temp_low")),
+            _number(attributes.get("target_temp_high")),
+        )
+        if target is None and low is not None and high is not None:
+            target = (low + high) / 2  # a range thermostat aims at its range's middle
+        put("target_temperature", target)
         fan_mode = attributes.get("fan_mode")
         put("fan_speed", fan_mode if fan_mode in _FAN_PERCENT or fan_mode == "auto" else None)
         put("temperature", _number(attributes.get("current_temperature")))
@@ -409,10 +459,12 @@ class HomeAssistantHub:
         sends: Sends = [None] * len(commands)
         # An unavailable entity is offline: nothing is sent to it.
         reads = self.read_many([c.device for c in commands])
+        with self._lock:
+            attributes = {c.device: self._states.get(c.device, ("", {}))[1] for c in commands}
         groups: dict[tuple[str, str, str], tuple[ServiceCall, list[int]]] = {}
         for i, c in enumerate(commands):
             try:
-                call = service_call(c.device, c.command, c.params)
+                call = service_call(c.device, c.command, c.params, attributes[c.device])
             except HubError as err:
                 sends[i] = err
                 continue

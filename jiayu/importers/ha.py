@@ -49,6 +49,7 @@ _WATER_HEATER_ON_OFF = 8
 _VACUUM_START = 8192
 _COVER_OPEN, _COVER_CLOSE, _COVER_SET_POSITION, _COVER_SET_TILT_POSITION = 1, 2, 4, 128
 _COLOR_MODES = {"hs", "xy", "rgb", "rgbw", "rgbww"}
+_CLIMATE_TARGET_RANGE = 2
 _MEDIA_PAUSE, _MEDIA_VOLUME_SET, _MEDIA_TURN_ON, _MEDIA_TURN_OFF, _MEDIA_PLAY = (
     1,
     4,
@@ -67,7 +68,6 @@ _SENSORS = {
 # risk gate asks for 确认 before opening them: garage doors and gates are GarageDoors, a
 # door acts as a Lock.
 _GARAGE_COVERS = {"garage", "gate"}
-_DOOR_COVERS = {"door", *_GARAGE_COVERS}
 # What a switch or valve is in fact when its device class says so (issue 19); its words
 # are read by guarded_by_words.
 _GUARDED_CLASSES = {"gas": "Valve", "water": "Valve"}
@@ -285,7 +285,8 @@ def describe(entity_id: str, attributes: Mapping[str, Any]) -> dict[str, Any] | 
         kind = "AirConditioner" if "cool" in hvac else "Heater"
         if "off" in hvac or features & _CLIMATE_TURN_OFF:
             caps.append("onoff")
-        if features & _CLIMATE_TARGET_TEMPERATURE:
+        # A range-only thermostat is given the range around the target (the hub's doing).
+        if features & (_CLIMATE_TARGET_TEMPERATURE | _CLIMATE_TARGET_RANGE):
             caps.append("target_temperature")
             limit("target_temperature", attributes.get("min_temp"), attributes.get("max_temp"))
         if hvac & _OUR_HVAC:
@@ -466,12 +467,19 @@ def run(args: argparse.Namespace) -> int:
     except HomeError as err:
         print(str(err), file=sys.stderr)
         return 2
-    for line in built.skipped:
-        print(f"jiayu home from-ha: skipped {line}", file=sys.stderr)
-    text = json.dumps(built.home, ensure_ascii=False, indent=2) + "\n"
-    if args.out:
-        with open(args.out, "w", encoding="utf-8") as out:
-            out.write(text)
+    write_home(built.home, built.skipped, args.out, "jiayu home from-ha")
+    return 0
+
+
+def write_home(
+    home: Mapping[str, Any], skipped: Sequence[str], out: str | None, where: str
+) -> None:
+    """An importer's result: what was skipped on stderr, the home to `out` (or stdout)."""
+    for line in skipped:
+        print(f"{where}: skipped {line}", file=sys.stderr)
+    text = json.dumps(home, ensure_ascii=False, indent=2) + "\n"
+    if out:
+        with open(out, "w", encoding="utf-8") as file:
+            file.write(text)
     else:
         sys.stdout.write(text)
-    return 0

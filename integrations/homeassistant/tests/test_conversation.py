@@ -46,12 +46,13 @@ async def _say(
     text: str,
     conversation_id: str | None = None,
     device_id: str | None = None,
+    context: Context | None = None,
 ) -> conversation.ConversationResult:
     return await conversation.async_converse(
         hass,
         text,
         conversation_id,
-        Context(),
+        context or Context(),
         language="zh-Hans",
         agent_id=agent,
         device_id=device_id,
@@ -86,6 +87,21 @@ async def test_a_command_calls_the_right_service(hass: HomeAssistant) -> None:
     assert [(c.domain, c.service, dict(c.data)) for c in calls] == [
         ("light", "turn_on", {"brightness_pct": 40, "entity_id": "light.living"})
     ]
+
+
+async def test_the_service_calls_carry_the_speakers_context(hass: HomeAssistant) -> None:
+    # HA's logbook and permissions see who spoke, as with HA's own agent; a confirmation
+    # carries the context of the turn that confirmed.
+    agent, _ = await _setup(hass)
+    lights = async_mock_service(hass, "light", "turn_on")
+    unlocks = async_mock_service(hass, "lock", "unlock")
+    speaker = Context(user_id="0123456789abcdef")
+    await _say(hass, agent, "打开客厅灯", context=speaker)
+    assert [c.context.user_id for c in lights] == ["0123456789abcdef"]
+    assert lights[0].context.id == speaker.id
+    asked = await _say(hass, agent, "打开前门", context=Context(user_id="u1"))
+    await _say(hass, agent, "确认", asked.conversation_id, context=Context(user_id="u1"))
+    assert [c.context.user_id for c in unlocks] == ["u1"]
 
 
 async def test_a_clarify_continues_the_conversation(hass: HomeAssistant) -> None:

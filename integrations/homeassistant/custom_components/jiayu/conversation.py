@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from functools import partial
 from typing import Literal
 
 from homeassistant.components import conversation
-from homeassistant.core import HomeAssistant
+from homeassistant.core import Context, HomeAssistant
 from homeassistant.helpers import device_registry as dr
 from homeassistant.helpers import intent
 from homeassistant.helpers.entity_platform import AddConfigEntryEntitiesCallback
@@ -17,6 +18,7 @@ from jiayu.result import Result
 
 from . import JiayuConfigEntry
 from .const import LANGUAGES
+from .hub import SPEAKER
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -53,6 +55,17 @@ def response_for(result: Result, language: str) -> tuple[intent.IntentResponse, 
     return response, result.outcome in _ASKING
 
 
+def _turn_as[**P](
+    context: Context, turn: Callable[P, Result], *args: P.args, **kwargs: P.kwargs
+) -> Result:
+    """Run a turn whose service calls carry the speaker's context (see `hub.SPEAKER`)."""
+    token = SPEAKER.set(context)
+    try:
+        return turn(*args, **kwargs)
+    finally:
+        SPEAKER.reset(token)
+
+
 class JiayuConversationEntity(conversation.ConversationEntity):
     """jiayu as an Assist conversation agent."""
 
@@ -85,6 +98,8 @@ class JiayuConversationEntity(conversation.ConversationEntity):
             return conversation.ConversationResult(response, chat_log.conversation_id)
         result = await self.hass.async_add_executor_job(
             partial(
+                _turn_as,
+                user_input.context,
                 engine.turn,
                 user_input.text,
                 chat_log.conversation_id,

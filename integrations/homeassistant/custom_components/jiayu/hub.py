@@ -4,6 +4,11 @@ The engine runs in an executor thread (its turn blocks); every touch of HA is sc
 HA's event loop and waited for, so nothing of HA is used off its loop. The command → service
 table and the state mapping are jiayu's own (`jiayu.executor.hubs.homeassistant`), shared
 with the WebSocket hub.
+
+Every service call carries the speaker's HA `Context` (its `user_id`), as HA's own agent
+passes it: the logbook says who switched the light and HA's permissions apply to them. The
+conversation agent sets `SPEAKER` around a turn; the engine sends from the thread that runs
+the turn, so the context is the one that turn set (a schedule firing later has none).
 """
 
 from __future__ import annotations
@@ -11,11 +16,15 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Coroutine, Mapping
 from concurrent.futures import TimeoutError as FutureTimeout
+from contextvars import ContextVar
 from typing import Any
 
-from homeassistant.core import HomeAssistant, State
+from homeassistant.core import Context, HomeAssistant, State
 from jiayu.executor.hubs import HubError
 from jiayu.executor.hubs.homeassistant import device_state, service_call
+
+SPEAKER: ContextVar[Context | None] = ContextVar("jiayu_speaker", default=None)
+"""The HA context of the sentence whose turn is running in this thread."""
 
 
 class HassHub:
@@ -26,22 +35,28 @@ class HassHub:
         self._timeout = timeout
 
     def read(self, device_id: str) -> Mapping[str, Any]:
-        state = self._on_loop(device_id, self._state(device_id))
-        if state is None:
-            raise HubError(device_id, "unknown device")
+        state = self._known(device_id)
         return device_state(device_id, state.state, state.attributes)
 
     def send(self, device_id: str, command: str, params: Mapping[str, Any]) -> None:
-        call = service_call(device_id, command, params)
-        self.read(device_id)  # an unavailable entity is offline: nothing is sent to it
+        state = self._known(device_id)
+        device_state(device_id, state.state, state.attributes)  # unavailable: offline, unsent
+        call = service_call(device_id, command, params, state.attributes)
         coro = self._hass.services.async_call(
             call.domain,
             call.service,
             dict(call.data),
             blocking=True,
             target={"entity_id": device_id},
+            context=SPEAKER.get(),
         )
         self._on_loop(device_id, coro)
+
+    def _known(self, device_id: str) -> State:
+        state = self._on_loop(device_id, self._state(device_id))
+        if state is None:
+            raise HubError(device_id, "unknown device")
+        return state
 
     async def _state(self, device_id: str) -> State | None:
         return self._hass.states.get(device_id)

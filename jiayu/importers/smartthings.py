@@ -1,0 +1,316 @@
+"""`jiayu home from-smartthings`: a home file from what SmartThings knows.
+
+From the REST API (a personal access token: `GET /v1/devices`, `GET /v1/locations` and each
+location's `GET /v1/locations/{id}/rooms`), or from saved answers (`--devices FILE --rooms
+FILE`: the `items` of those two endpoints, as one JSON array or one JSON object per line).
+
+- Rooms are SmartThings rooms (`room.<roomId>`); a device without a room goes to 未分区.
+- A device's id is its deviceId, as `SmartThingsHub` addresses it; its name is its label (the
+  name the SmartThings app shows), else its name.
+- Capabilities come from its `main` component, through `SmartThingsHub`'s table
+  (`CAPABILITY_MAP`): a device gets one of ours only when it has the SmartThings capability the
+  hub drives it with, and only when jiayu's catalog has that capability.
+- Its type comes from the main component's manufacturer category, when jiayu has that type;
+  else Unknown. A category the user gave it in the app is what it acts as (a SmartPlug the
+  user calls a Light acts as a Light).
+
+Devices with nothing jiayu can drive or read (a hub, a contact sensor), and names the home's
+rules cannot take, are left out and said so. The result always passes `parse_home`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import cache
+from importlib.resources import files
+from typing import Any
+from urllib.parse import urlsplit
+
+from jiayu.catalog import CAPABILITIES
+from jiayu.errors import HomeError, InputError, Problem, json_pointer
+from jiayu.executor.hubs.smartthings import (
+    API_URL,
+    CAPABILITY_MAP,
+    MAIN,
+    StApiError,
+    StClient,
+)
+from jiayu.home import parse_home, plain_name
+from jiayu.importers.ha import write_home
+from jiayu.jsonfile import parse_json, read_text
+
+UNASSIGNED_ROOM = "room._unassigned"
+_UNASSIGNED_NAME = "未分区"
+_NAME_MAX = 64
+
+# SmartThings device categories in our type words; a category of a type this jiayu lacks
+# (the catalog's revision may not have it yet) is Unknown, by `_known_types`.
+_TYPES: Mapping[str, str] = {
+    "Light": "Light",
+    "Switch": "Switch",
+    "SmartPlug": "SmartPlug",
+    "AirConditioner": "AirConditioner",
+    "Blind": "Blind",
+    "Fan": "Fan",
+    "Television": "Television",
+    "NetworkAudio": "NetworkAudio",
+    "Speaker": "NetworkAudio",
+    "Washer": "Washer",
+    "Dryer": "Dryer",
+    "Charger": "Charger",
+    "Hub": "Hub",
+    "SmartLock": "Lock",
+    "WaterValve": "Valve",
+    "Humidifier": "Humidifier",
+    "AirPurifier": "Purifier",
+    "Dehumidifier": "Dehumidifier",
+    "RobotCleaner": "Vacuum",
+    "GarageDoor": "GarageDoor",
+    "WaterHeater": "WaterHeater",
+    "Thermostat": "Heater",
+    "MultiFunctionalSensor": "Sensor",
+    "TempSensor": "Sensor",
+    "HumiditySensor": "Sensor",
+}
+
+
+@cache
+def _known_types() -> frozenset[str]:
+    schema = json.loads(files("jiayu.schemas").joinpath("home.schema.json").read_text("utf-8"))
+    return frozenset(schema["$defs"]["type"]["enum"])
+
+
+@dataclass(frozen=True)
+class Built:
+    """A home document and what was left out of it, one line per thing."""
+
+    home: dict[str, Any]
+    skipped: list[str] = field(default_factory=list)
+
+
+def _main(device: Mapping[str, Any]) -> Mapping[str, Any]:
+    for component in device.get("components") or []:
+        if isinstance(component, Mapping) and component.get("id") == MAIN:
+            return component
+    return {}
+
+
+def _ids(entries: Any, key: str) -> list[str]:
+    return [
+        str(e[key]) for e in entries or [] if isinstance(e, Mapping) and isinstance(e.get(key), str)
+    ]
+
+
+def describe(device: Mapping[str, Any]) -> dict[str, Any] | None:
+    """A device's `type`, `capabilities` (and `acts_as`) from its main component; None when
+    it has nothing jiayu drives or reads."""
+    main = _main(device)
+    theirs = _ids(main.get("capabilities"), "id")
+    ours = [
+        CAPABILITY_MAP[c]
+        for c in theirs
+        if c in CAPABILITY_MAP and CAPABILITY_MAP[c] in CAPABILITIES
+    ]
+    if not ours:
+        return None
+    categories = [c for c in main.get("categories") or [] if isinstance(c, Mapping)]
+    # The maker's category says what the device is; a user's own (set in the app) says what
+    # it serves as: a SmartPlug the user calls a Light has a lamp on it.
+    categories.sort(key=lambda c: c.get("categoryType") == "user")
+    kinds = [_TYPES.get(str(c.get("name"))) for c in categories]
+    usable = [k for k in kinds if k is not None and k in _known_types()]
+    kind = usable[0] if usable else "Unknown"
+    out: dict[str, Any] = {"type": kind, "capabilities": list(dict.fromkeys(ours))}
+    acts_as = [k for k in dict.fromkeys(usable[1:]) if k != kind]
+    if acts_as:
+        out["acts_as"] = acts_as
+    return out
+
+
+def build_home(
+    devices: Sequence[Mapping[str, Any]],
+    rooms: Sequence[Mapping[str, Any]],
+    name: str = "SmartThings",
+) -> Built:
+    """The home file for these devices and rooms; what the home's rules cannot take is left
+    out (and said so), so the result passes `parse_home`."""
+    skipped: list[str] = []
+    taken: set[str] = set()
+    out_rooms: list[dict[str, Any]] = []
+    for room in rooms:
+        room_name = str(room.get("name") or "").strip()
+        key = plain_name(room_name)
+        if not key or len(room_name) > _NAME_MAX or key in taken:
+            skipped.append(f"room {room.get('roomId')}: name {room_name!r} is unusable")
+            continue
+        taken.add(key)
+        out_rooms.append({"id": f"room.{room['roomId']}", "name": room_name, "aliases": []})
+    known_rooms = {r["id"] for r in out_rooms}
+    names_in_room: set[tuple[str, str]] = set()
+    out_devices: list[dict[str, Any]] = []
+    for device in devices:
+        device_id = str(device.get("deviceId"))
+        described = describe(device)
+        if described is None:
+            skipped.append(f"{device_id}: nothing jiayu can drive or read")
+            continue
+        label = next(
+            (
+                str(v).strip()
+                for v in (device.get("label"), device.get("name"))
+                if str(v or "").strip()
+            ),
+            device_id,
+        )
+        room_id = f"room.{device.get('roomId')}" if device.get("roomId") else UNASSIGNED_ROOM
+        where = room_id if room_id in known_rooms else UNASSIGNED_ROOM
+        key = plain_name(label)
+        if not key or len(label) > _NAME_MAX or key in taken or (where, key) in names_in_room:
+            skipped.append(f"{device_id}: name {label!r} is unusable (empty, too long or taken)")
+            continue
+        names_in_room.add((where, key))
+        out_devices.append(
+            {"id": device_id, "name": label, "aliases": [], "room": where, **described}
+        )
+    if any(d["room"] == UNASSIGNED_ROOM for d in out_devices):
+        if plain_name(_UNASSIGNED_NAME) in taken:
+            skipped += [f"{d['id']}: no room" for d in out_devices if d["room"] == UNASSIGNED_ROOM]
+            out_devices = [d for d in out_devices if d["room"] != UNASSIGNED_ROOM]
+        else:
+            out_rooms.append({"id": UNASSIGNED_ROOM, "name": _UNASSIGNED_NAME, "aliases": []})
+    home = {
+        "version": 1,
+        "name": name[:_NAME_MAX] or "SmartThings",
+        "rooms": out_rooms,
+        "devices": out_devices,
+    }
+    return Built(home, skipped)
+
+
+# --- saved answers -----------------------------------------------------------------------
+
+_REQUIRED = {"devices": ("deviceId",), "rooms": ("roomId", "name")}
+
+
+def read_items(path: str, kind: str) -> list[dict[str, Any]]:
+    """The items in a saved answer: one JSON array, or one JSON object per line. InputError
+    names the file, the item's JSON pointer and what is wrong."""
+    text = read_text(path, path, InputError)
+    stripped = text.lstrip()
+    items: list[tuple[str, object]]
+    if stripped.startswith("["):
+        whole = parse_json(text, path, InputError)
+        assert isinstance(whole, list)  # it starts with "[" and parsed
+        items = [(json_pointer([i]), v) for i, v in enumerate(whole)]
+    else:
+        items = []
+        for number, line in enumerate(text.splitlines(), 1):
+            if line.strip():
+                items.append(
+                    (f"/{number - 1}", parse_json(line, f"{path}: line {number}", InputError))
+                )
+    problems: list[Problem] = []
+    good: list[dict[str, Any]] = []
+    for pointer, item in items:
+        if not isinstance(item, dict):
+            problems.append(Problem(path, pointer, f"is not a {kind[:-1]} object"))
+            continue
+        missing = [k for k in _REQUIRED[kind] if not isinstance(item.get(k), str) or not item[k]]
+        if missing:
+            problems.append(Problem(path, f"{pointer}/{missing[0]}", "is missing or not a string"))
+            continue
+        if kind == "devices" and not isinstance(item.get("components", []), list):
+            problems.append(Problem(path, f"{pointer}/components", "is not an array"))
+            continue
+        good.append(item)
+    if problems:
+        raise InputError(problems)
+    return good
+
+
+# --- the API -----------------------------------------------------------------------------
+
+
+def _pages(client: StClient, path: str) -> list[dict[str, Any]]:
+    """Every item of a paged list endpoint, following `_links.next` on the same host only."""
+    items: list[dict[str, Any]] = []
+    base = urlsplit(client.base_url)
+    while True:
+        answer = client.request("GET", path)
+        items += [i for i in answer.get("items") or [] if isinstance(i, dict)]
+        href = ((answer.get("_links") or {}).get("next") or {}).get("href")
+        if not href:
+            return items
+        link = urlsplit(href)
+        if (link.scheme, link.netloc) != (base.scheme, base.netloc):
+            raise StApiError(None, f"{href}: a next page on another host", sent=False)
+        path = link.path[len(base.path.rstrip("/")) :] + (f"?{link.query}" if link.query else "")
+
+
+def fetch(
+    client: StClient, location: str | None = None
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]], str]:
+    """Devices, rooms and the location's name from the API (one location's, or all)."""
+    locations = _pages(client, "/v1/locations")
+    if location is not None:
+        locations = [loc for loc in locations if loc.get("locationId") == location]
+    rooms: list[dict[str, Any]] = []
+    for loc in locations:
+        rooms += _pages(client, f"/v1/locations/{loc['locationId']}/rooms")
+    devices = _pages(client, "/v1/devices")
+    wanted = {loc["locationId"] for loc in locations}
+    devices = [d for d in devices if d.get("locationId") in wanted]
+    name = str(locations[0].get("name") or "SmartThings") if len(locations) == 1 else "SmartThings"
+    return devices, rooms, name
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options of `jiayu home from-smartthings`."""
+    parser.add_argument(
+        "--token",
+        default=os.environ.get("SMARTTHINGS_TOKEN"),
+        help="a personal access token (default: the SMARTTHINGS_TOKEN environment variable)",
+    )
+    parser.add_argument("--url", default=API_URL, help=f"the API root (default {API_URL})")
+    parser.add_argument("--location", help="only this locationId (default: every location)")
+    parser.add_argument("--devices", help="saved items of GET /v1/devices, instead of the API")
+    parser.add_argument("--rooms", help="saved items of GET /v1/locations/{id}/rooms")
+    parser.add_argument("--name", default="SmartThings", help="the home's name (with --devices)")
+    parser.add_argument("--out", help="write the home file here (default: standard output)")
+    parser.add_argument("--timeout", type=float, default=10.0, help="seconds per request")
+
+
+def run(args: argparse.Namespace) -> int:
+    """Build the home file; 0 when written, 2 when the input could not be read or is invalid."""
+    where = "jiayu home from-smartthings"
+    try:
+        if args.devices or args.rooms:
+            if not (args.devices and args.rooms):
+                print(f"{where}: --devices and --rooms go together", file=sys.stderr)
+                return 2
+            devices, rooms = read_items(args.devices, "devices"), read_items(args.rooms, "rooms")
+            name = args.name
+        else:
+            if not args.token:
+                print(f"{where}: no token: pass --token or set SMARTTHINGS_TOKEN", file=sys.stderr)
+                return 2
+            client = StClient(args.token, base_url=args.url, timeout=args.timeout)
+            devices, rooms, name = fetch(client, args.location)
+        built = build_home(devices, rooms, name)
+        parse_home(built.home, args.out or "<stdout>")
+    except (InputError, HomeError) as err:
+        print(str(err), file=sys.stderr)
+        return 2
+    except (StApiError, ValueError) as exc:
+        print(f"{where}: {exc}", file=sys.stderr)
+        return 2
+    except (KeyError, TypeError, AttributeError) as exc:
+        print(f"{where}: {args.url}: unexpected answer: {exc!r}", file=sys.stderr)
+        return 2
+    write_home(built.home, built.skipped, args.out, where)
+    return 0
