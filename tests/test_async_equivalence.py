@@ -4,6 +4,7 @@ asyncio API as through the sync API (outcome, commands in order, pending, answer
 from __future__ import annotations
 
 import asyncio
+import time
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
@@ -45,14 +46,15 @@ def test_every_corpus_case_gives_the_same_result_sync_and_async() -> None:
 
     async def settled(handled: Any) -> Result:
         # A scene whose steps wait runs in the background on the fake clock: move it on
-        # until the turn's Result (which comes after the scene's last step) is there.
-        for _ in range(400):
-            if handled.result.done():
-                break
-            await asyncio.sleep(0)
+        # until the turn's Result (which comes after the scene's last step) is there. Bounded
+        # in real time, so a turn that never settles fails here instead of hanging the run.
+        deadline = time.monotonic() + 10
+        while not handled.result.done():
+            assert time.monotonic() < deadline, f"turn {handled.turn} never settled"
+            await asyncio.sleep(0.001)
             if clock.sleepers:
                 clock.advance(60)
-        result: Result = await handled.result
+        result: Result = handled.result.result()
         return result
 
     async def run_async(case: Case) -> dict[str, Any]:
