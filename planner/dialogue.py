@@ -6,11 +6,13 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import replace
 
+from jiayu.grammar.phrases import say
 from jiayu.home import Home
 from jiayu.ir import Clause, Command
 from jiayu.planner import clauses as plan_clauses
 from jiayu.planner import conditions, preferences, timers
 from jiayu.planner.draft import Draft
+from jiayu.planner.replies import Acknowledged
 from jiayu.planner.timing import Schedule
 from jiayu.resolver.resolve import Found, Resolution
 from jiayu.resolver.session import PendingClarify, PendingConfirm
@@ -26,12 +28,12 @@ def utterance(draft: Draft, said: tuple[Clause, ...]) -> None:
             _confirmed(draft, pending)
             return
         if actions == {"cancel"}:
-            draft.say("noop", "好的，已取消。")
+            draft.say("noop", Acknowledged(say("done.cancelled")))
             return
         draft.parts.append(_dropped(draft.home, pending.commands))
     if isinstance(pending, PendingClarify):
         if actions == {"cancel"}:
-            draft.say("noop", "好的，不操作了。")
+            draft.say("noop", Acknowledged(say("done.not_doing")))
             return
         narrowed: Resolution | None
         if pending.preference is not None:
@@ -50,7 +52,9 @@ def utterance(draft: Draft, said: tuple[Clause, ...]) -> None:
                 plan_clauses.run(draft, pending.rest, focus, previous)
             said = said[1:]  # 书房的，然后关掉客厅灯: the rest still runs
     elif actions == {"cancel"}:
-        draft.say("noop", "好的。")  # 算了 with nothing waiting: just acknowledge
+        draft.say(
+            "noop", Acknowledged(say("done.ok"))
+        )  # 算了 with nothing waiting: just acknowledge
         draft.stop_scene = True
         return
     if not draft.asked:
@@ -98,5 +102,5 @@ def _confirmed(draft: Draft, pending: PendingConfirm) -> None:
 
 
 def _dropped(home: Home, commands: Iterable[Command]) -> str:
-    names = "、".join(dict.fromkeys(shown(home.device(c.device).name) for c in commands))
-    return f"刚才等你确认的{names}没有执行"
+    names = list(dict.fromkeys(shown(home.device(c.device).name) for c in commands))
+    return say("refuse.dropped", names=names)

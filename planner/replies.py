@@ -4,16 +4,22 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime
-from typing import Any
+from typing import Any, Literal
 
 from jiayu.catalog import format_number
-from jiayu.grammar.phrases import COMMAND_VERBS as COMMAND_VERBS  # engine.py imports it from here
 from jiayu.grammar.phrases import WORDS, say
 from jiayu.home import Device, Home
 from jiayu.ir import Clause, Command
 from jiayu.text import shown
 
 _MAX_LISTED = 3
+
+Tense = Literal["done", "doing", "later"]
+
+
+class Acknowledged(str):
+    """A phrase that already says 好的 (好的，记住了…): a turn's reply opening with one is not
+    led by another. Marked where the phrase is chosen, so no code looks at the words."""
 
 
 def names_phrase(home: Home, device_ids: Sequence[str], clause: Clause | None = None) -> str:
@@ -39,9 +45,13 @@ def value_phrase(attribute: str, value: Any) -> str:
     return say("value.number", number=number, attribute=attribute)
 
 
-def done_phrase(home: Home, clause: Clause | None, sent: Sequence[Command]) -> str:
-    """What was done, grouped by command: 已打开客厅灯 / 已把客厅空调温度调到26度."""
+def done_phrase(
+    home: Home, clause: Clause | None, sent: Sequence[Command], tense: Tense = "done"
+) -> str:
+    """What was done, grouped by command: 已打开客厅灯 / 已把客厅空调温度调到26度; or, by
+    `tense`, what is being done (正在打开客厅灯) or will be (半小时后打开客厅灯)."""
     parts: list[str] = []
+    doing, later = tense == "doing", tense == "later"
     groups: dict[tuple[str, str], list[str]] = {}
     for command in sent:
         key = (command.command, command.params_text)
@@ -49,8 +59,14 @@ def done_phrase(home: Home, clause: Clause | None, sent: Sequence[Command]) -> s
     for (name, _), devices in groups.items():
         params = next(c.params for c in sent if c.command == name and c.device == devices[0])
         who = names_phrase(home, devices, clause)
-        if name in COMMAND_VERBS:  # a command that takes no value
-            parts.append(say("done.command", command=name, devices=who))
+        if name in WORDS["command"]:  # a command that takes no value
+            parts.append(
+                say(
+                    "doing.command" if doing else "later.command" if later else "done.command",
+                    command=name,
+                    devices=who,
+                )
+            )
             continue
         attribute = {
             "set_brightness": "brightness",
@@ -63,7 +79,14 @@ def done_phrase(home: Home, clause: Clause | None, sent: Sequence[Command]) -> s
         }[name]
         value = next(iter(params.values()))
         said = value_phrase(attribute, value)
-        parts.append(say("done.set", devices=who, attribute=attribute, value=said))
+        parts.append(
+            say(
+                "doing.set" if doing else "later.set" if later else "done.set",
+                devices=who,
+                attribute=attribute,
+                value=said,
+            )
+        )
     return say("done.all", parts=parts)
 
 
@@ -91,8 +114,12 @@ def reading_phrase(where: str, attribute: str, value: float) -> str:
 def state_word(attribute: str, value: Any) -> str:
     """The word for whether a device is in a state (开着 / 关着 / 锁着 / 没锁), so a question's
     expected value and a read compare by meaning: a cover at 30% is 开着, like True."""
-    yes = value > 0 if isinstance(value, int | float) else bool(value)
-    return say("word.state_yes" if yes else "word.state_no", attribute=attribute)
+    return say("word.state_yes" if in_state(value) else "word.state_no", attribute=attribute)
+
+
+def in_state(value: Any) -> bool:
+    """Whether a read or expected value means the device is in the state asked about."""
+    return value > 0 if isinstance(value, int | float) else bool(value)
 
 
 def when_phrase(at: datetime, now: datetime) -> str:

@@ -12,8 +12,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Literal, Protocol
 
 from jiayu.errors import JiayuError
+from jiayu.grammar.phrases import FAULT_WORDS as FAULT_WORDS  # re-exported: hubs name faults
 from jiayu.ir import Command
-from jiayu.planner.words import FAULT_WORDS as FAULT_WORDS  # re-exported: hubs name faults
 
 Fault = Literal["offline", "timeout", "refused"]
 
