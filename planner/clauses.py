@@ -66,7 +66,14 @@ def _clause(
 ) -> tuple[str, ...]:
     """Plan one clause; returns the devices it acts on (for a following clause)."""
     if clause.negated:
-        what = said_words(clause.target) if clause.target is not None else ""
+        target = clause.target
+        # 这里不要开: the place the user stands in is not said back (不开了).
+        here = target is None or (
+            all(p.kind == "this_room" for p in target.places)
+            and target.name is None
+            and not target.type_word
+        )
+        what = said_words(target) if target is not None and not here else ""
         draft.say("noop", Acknowledged(say("done.negated", action=clause.action, what=what)))
         return ()
     last = draft.session.last_commands
