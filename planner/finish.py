@@ -131,8 +131,8 @@ def batch_phrases(draft: Draft, batch: Batch) -> list[str]:
     if batch.scene is not None:
         name = shown(batch.scene)
         if batch.deferred:
-            paced = say("done.scene_paced", scene=name, steps=len(batch.deferred))
-            phrases.append(Acknowledged(paced))
+            steps = len(batch.deferred)
+            phrases.append(Acknowledged(say("done.scene_paced", scene=name, steps=steps)))
         elif batch.sent and not batch.failed:
             phrases.append(Acknowledged(say("done.scene", scene=name)))
         elif batch.sent:

@@ -68,8 +68,9 @@ def schedule(
     draft.scheduled.append(answer.result_json())
     draft.devices.extend(c.device for c in commands)
     said = done_phrase(home, None, commands, "later")
-    done = say("done.scheduled", when=when_phrase(at, now), what=said)
-    draft.say("scheduled", Acknowledged(done))
+    draft.say(
+        "scheduled", Acknowledged(say("done.scheduled", when=when_phrase(at, now), what=said))
+    )
 
 
 def schedules(draft: Draft, clause: Clause, devices: Sequence[str] | None) -> None:
@@ -88,8 +89,10 @@ def schedules(draft: Draft, clause: Clause, devices: Sequence[str] | None) -> No
             draft.say("noop", say("refuse.no_such_schedule"))
             return
         listed = _listed(draft, answer)
-        done = say("done.cancelled_schedules", count=len(answer), schedules=listed)
-        draft.say("executed", Acknowledged(done))
+        draft.say(
+            "executed",
+            Acknowledged(say("done.cancelled_schedules", count=len(answer), schedules=listed)),
+        )
         return
     waiting = draft.ctx.schedules.pending(session=session, devices=devices)
     draft.say("answered", _listed(draft, waiting) if waiting else say("refuse.no_such_schedule"))
