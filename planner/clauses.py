@@ -66,15 +66,7 @@ def _clause(
 ) -> tuple[str, ...]:
     """Plan one clause; returns the devices it acts on (for a following clause)."""
     if clause.negated:
-        target = clause.target
-        # 这里不要开: the place the user stands in is not said back (不开了).
-        here = target is None or (
-            all(p.kind == "this_room" for p in target.places)
-            and target.name is None
-            and not target.type_word
-        )
-        what = said_words(target) if target is not None and not here else ""
-        draft.say("noop", Acknowledged(say("done.negated", action=clause.action, what=what)))
+        draft.say("noop", _negated_phrase(clause))
         return ()
     last = draft.session.last_commands
     if clause.action == "repeat":
@@ -247,3 +239,15 @@ def _one_room(draft: Draft, devices: Sequence[str]) -> str | None:
 
 def _rooms(target: Target) -> list[str]:
     return [p.id for p in target.places if p.kind == "room" and p.id]
+
+
+def _negated_phrase(clause: Clause) -> Acknowledged:
+    target = clause.target
+    # 这里不要开: the room the user stands in is not said back (好的，不开了).
+    here = target is None or (
+        all(p.kind == "this_room" for p in target.places)
+        and target.name is None
+        and not target.type_word
+    )
+    what = said_words(target) if target is not None and not here else ""
+    return Acknowledged(say("done.negated", action=clause.action, what=what))
