@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from jiayu.compiler.confidence import CONFIDENCE_THRESHOLD
+from jiayu.grammar.phrases import say
 from jiayu.ir import Clause, Compiled, NoParse, Parse, Target
 from jiayu.text import shown
 
@@ -116,19 +117,19 @@ def not_understood(compiled: Compiled, stray: Sequence[Clause]) -> str:
         if not words and compiled.reason in ("unexpected_word", "unattached"):
             words = [compiled.text[compiled.position : compiled.position + 6]]
         if compiled.reason in ("empty", "no_words"):
-            return "抱歉，我没听清要做什么。"
+            return say("refuse.heard_nothing")
         if compiled.reason == "not_home":
-            return "抱歉，这个我帮不上忙，我只会控制家里的设备。"
+            return say("refuse.not_home")
     for clause in stray:
         if clause.target is not None:
-            words.append(said_words(clause.target) or "这里")
+            words.append(said_words(clause.target) or say("word.here"))
     words = [w for w in dict.fromkeys(words) if w]
     if len(stray) == 1 and len(compiled.clauses if isinstance(compiled, Parse) else ()) == 1:
-        return "要对它做什么呢？"
+        return say("ask.what_to_do")
     if not words:
-        return "抱歉，我没听懂，什么都没有执行。"
-    shown_words = "、".join(f"“{shown(w)}”" for w in words[:3])
-    return f"抱歉，我没听懂{shown_words}，什么都没有执行。"
+        return say("refuse.not_understood")
+    quoted = [say("word.quoted", word=shown(w)) for w in words[:3]]
+    return say("refuse.not_understood_words", words=quoted)
 
 
 def said_words(target: Target) -> str:

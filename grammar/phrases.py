@@ -5,8 +5,10 @@ filled. Code passes keys and values (device names, numbers, attribute and action
 never Chinese, so the words can change here alone and no code searches a reply for meaning.
 
 Keys are `<kind>.<name>`: `ask.*` questions back, `refuse.*` why something is not done,
-`what.*` what a device cannot do, `done.*` / `answer.*` / `reading.*` / `value.*` /
-`when.*` / `names.*` the pieces of a reply, `word.*` a single word used as a value.
+`what.*` what a device cannot do, `done.*` / `doing.*` / `later.*` what is done (and its
+tenses), `failed.*` what failed, `told.*` what a session is told at its next reply,
+`answer.*` / `reading.*` / `value.*` / `when.*` / `names.*` the pieces of a reply, `word.*`
+a single word used as a value.
 
 A field's format spec may name a word table (`{action:action}` says the action `on` as
 打开) or a way to join a list (`{names:or}` says [a, b, c] as a、b还是c); any other spec is
@@ -71,6 +73,15 @@ COMMAND_VERBS: Final = {
     "stop_cycle": "停止运行",
 }
 """A device command that takes no value, as the verb of what was done (已打开客厅灯)."""
+
+FAULT_WORDS: Final = {
+    "offline": "设备离线",
+    "timeout": "响应超时",
+    "refused": "设备拒绝执行",
+    "unconfirmed": "可能没有执行（设备没有确认）",
+    "error": "设备出错",
+}
+"""A hub's failure reasons, as said to a person; a hub fails with one of these keys."""
 
 WORDS: Final[Mapping[str, Mapping[str, str]]] = {
     "action": ACTION_WORDS,
@@ -171,6 +182,14 @@ WORDS: Final[Mapping[str, Mapping[str, str]]] = {
         "muted": "没静音",
         "oscillating": "没摇头",  # issue 20
     },
+    # What a hub's failure reason means, said to a person (设备离线).
+    "fault": FAULT_WORDS,
+    # The verb a clause said it does not want done (不开了).
+    "negated": {"on": "开", "off": "关", "set": "调", "adjust": "调", "scene": "执行"},
+    # How a condition compares (没有超过26度).
+    "comparison": {">": "超过", "<": "低于", ">=": "达到", "<=": "不超过"},
+    # A light's colour a user likes, said by its name (你喜欢暖光).
+    "light": {"warm": "暖光", "cool": "冷光", "natural": "自然光"},
 }
 """Word tables, named by the format spec that looks a value up in them."""
 
@@ -181,6 +200,7 @@ UNKNOWN_WORDS: Final[Mapping[str, str]] = {
     "range_unit": "",
     "state_yes": "是",
     "state_no": "不是",
+    "negated": "动",
 }
 """What a table says for a value it lacks; a table not listed says the value itself."""
 
@@ -189,6 +209,8 @@ JOINS: Final[Mapping[str, tuple[str, str]]] = {
     "and": ("、", "和"),
     "or": ("、", "还是"),
     "clauses": ("，", "，"),
+    "refusals": ("；", "；"),
+    "sentences": ("。", "。"),
 }
 """Ways to say a list: the separator between items, and the one before the last."""
 
@@ -235,6 +257,7 @@ TEMPLATES: Final[Mapping[str, str]] = {
     "refuse.no_preset": "{name}没有“{preset}”，可选：{presets:list}",  # issue 20
     "done.command": "已{command:command}{devices}",
     "done.after": "{devices}已{command:command}",  # issue 20: 扫地机器人已开始打扫
+    "answer.status_no": "没有，{states:clauses}",
     "done.set": "已把{devices}{attribute:attribute}调到{value}",
     "done.all": "{parts:clauses}",
     "answer.unreported": "{name}没有报告{attribute:attribute}",
@@ -256,9 +279,92 @@ TEMPLATES: Final[Mapping[str, str]] = {
     "refuse.confirm_other_user": "要由刚才提出的人确认，还没有执行",
     # Single words.
     "word.device": "设备",
-    "word.attribute": "{attribute:attribute}",
     "word.state_yes": "{attribute:state_yes}",
     "word.state_no": "{attribute:state_no}",
+    # The rest of the turn (issue 18 item 4): clauses, conditions, queries, timers,
+    # preferences, dialogue, the turn's end, the drivers.
+    # What a turn's clauses do, and their tenses: done (已打开), doing (正在打开, said before
+    # anything is sent), later (打开, after a time: 半小时后打开).
+    "doing.command": "正在{command:command}{devices}",
+    "doing.set": "正在把{devices}{attribute:attribute}调到{value}",
+    "doing.after": "{devices}正在{command:command}",
+    "later.after": "{devices}{command:command}",
+    "doing.scene": "好的，正在执行{scene}",
+    "later.command": "{command:command}{devices}",
+    "later.set": "把{devices}{attribute:attribute}调到{value}",
+    "done.ok": "好的。",
+    "done.ok_then": "好的，{reply}",
+    "done.negated": "好的，不{action:negated}{what}了",
+    "done.scene": "好的，已执行{scene}",
+    "done.scene_started": "好的，{scene}开始了",
+    "done.scene_paced": "好的，{scene}开始了，后面{steps}步会按时执行",
+    "done.scene_partly": "{scene}已部分执行",
+    "done.scheduled": "好的，{when}{what}",
+    "done.cancelled_schedules": "好的，已取消{count}个定时（{schedules}）",
+    "done.remembered": "好的，记住了，{what}",
+    "done.cancelled": "好的，已取消。",
+    "done.not_doing": "好的，不操作了。",
+    "done.stopped": "好的，已经停下了。",
+    "failed.device": "{name}没有执行：{reason:fault}",
+    "failed.scene": "{scene}没有执行成功",
+    "failed.audit": "审计日志写不进去，后面的操作没有执行",
+    "failed.audit_some": "审计日志写不进去，有的操作没有执行",
+    "failed.crashed": "抱歉，出了点问题，后面的操作没有执行。",
+    # Questions back and refusals of the planner.
+    "ask.what_to_do": "要对它做什么呢？",
+    "ask.heard_poorly": "没太听清，你是要{action:action}{names}吗？",
+    "ask.then_rest": "{question}（后面的操作等你回答后再执行）",
+    "ask.confirm": "确定要{command:command}{names:list}吗？请说“确认”。",
+    "ask.confirm_later": "确定要{when}{command:command}{names:list}吗？请说“确认”。",
+    "ask.preference": "你喜欢的{attribute:attribute}是多少？说一下我就记住。",
+    "refuse.nothing_to_repeat": "还没有可以重复的操作。",
+    "refuse.nothing_asked": "现在没有在等你回答的问题。",
+    "refuse.unreadable_state": "读不到{name}现在的状态：{reason:fault}",
+    "refuse.invalid": "{name}没有执行：{error}",
+    "refuse.each": "{reasons:refusals}",
+    "refuse.where_to_read": "不知道要读哪里的{attribute:attribute}",
+    "refuse.unread_condition": "读不到{where}的{attribute:attribute}，所以什么都没做",
+    "refuse.condition_unmet": "{reading}，没有{op:comparison}{threshold}，所以没有执行",
+    "refuse.no_state": "读不到这个状态",
+    "refuse.bad_time": "这个时间定不了：{error}",
+    "refuse.cannot_schedule": "{name}没法定时：{error}",
+    "refuse.not_scheduled": "定时没有记下来：{error}",
+    "refuse.not_cancelled": "定时没有取消：{error}",
+    "refuse.no_such_schedule": "现在没有这样的定时。",
+    "refuse.nothing_to_remember": "没听清要记住什么。",
+    "refuse.cannot_remember": "这个记不了：{error}",
+    "refuse.no_preference_setting": "{name}没有可以按习惯调的设置",
+    "refuse.dropped": "刚才等你确认的{names:list}没有执行",
+    # Not understood (compiler/understand.py).
+    "refuse.heard_nothing": "抱歉，我没听清要做什么。",
+    "refuse.not_home": "抱歉，这个我帮不上忙，我只会控制家里的设备。",
+    "refuse.not_understood": "抱歉，我没听懂，什么都没有执行。",
+    "refuse.not_understood_words": "抱歉，我没听懂{words:list}，什么都没有执行。",
+    "word.quoted": "“{word}”",
+    "word.here": "这里",
+    # Answers to questions (planner/queries.py), schedules, preferences.
+    "answer.all": "{parts:clauses}",
+    "answer.unreadable": "{name}读不到：{reason:fault}",
+    "answer.count_some": "有{count}个{noun}{state}：{listing}",
+    "answer.count_none": "没有{noun}{state}",
+    "answer.which": "{listing}{state}",
+    "answer.any_yes": "有，{listing}{state}",
+    "answer.any_no": "没有，{noun}都{state}",
+    "answer.all_yes": "是的，{listing}{state}",
+    "answer.all_yes_many": "是的，{listing}都{state}",
+    "answer.all_no": "没有，{listing}{state}",
+    "answer.schedule": "{when}{what}",
+    "answer.schedules": "{schedules:clauses}",
+    "answer.likes": "你喜欢的{attribute:attribute}是{value}",
+    "answer.likes_light": "你喜欢{light:light}",
+    "names.some": "{names:list}等{count}个",
+    # Told at a session's next reply (the drivers).
+    "told.late": "定时的操作（{text}）晚了一个多小时，没有执行",
+    "told.gone": "定时的操作（{text}）要控制的设备已经不在家里了，没有执行",
+    "told.earlier": "刚才{what}",
+    "told.scene_done": "{scene}已经执行完了",
+    "told.scene_missed": "{scene}有{missed}步没有执行成功",
+    "told.all": "{messages:sentences}",
 }
 """Every reply phrase, by key."""
 
@@ -295,9 +401,3 @@ def say(key: str, **values: object) -> str:
     """The phrase `key` with its fields filled from `values`. An unknown key, a missing
     field or a value the template does not use raises: each is a bug, found by the tests."""
     return _FORMATTER.vformat(TEMPLATES[key], (), values)
-
-
-def attribute_word(attribute: str) -> str:
-    """The word for a state attribute. Kept for jiayu/engine.py, whose replies have not
-    moved to the phrase book yet; new code says `{attribute:attribute}` in a template."""
-    return say("word.attribute", attribute=attribute)

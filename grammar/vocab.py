@@ -1378,3 +1378,11 @@ DIGITS = {
     "九": 9,
 }
 UNITS = {"十": 10, "百": 100, "千": 1000, "万": 10000}
+
+
+# Whether an utterance asks or states (issue 19: a question is never a confirmation).
+STATEMENT_END = " \t\u3000。.!！~～…、，,"
+"""What may end (or separate the parts of) a statement: spaces, stops, commas."""
+QUESTION = r"[?？]|[吗么嘛呢咩]$|(.{1,2})[不唔]\1|[是系]咪|是否|难道|什么|怎么|为什么|为啥|真的"
+"""A question, as a regular expression: a question mark anywhere, a final question particle,
+A-not-A (对不对, 确不确定, 对唔对), 系咪, or a question word."""

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from jiayu.errors import JiayuError
 from jiayu.executor.schedules import Dropped, ScheduleStore
+from jiayu.grammar.phrases import say
 from jiayu.home import Home
 from jiayu.ir import Command
 from jiayu.planner.draft import AddSchedule, CancelSchedules, Write
@@ -64,9 +65,9 @@ class Sessions:
     def tell_dropped(self, schedule: Schedule, why: Dropped) -> None:
         """A schedule not fired is told to the session that made it, at its next reply."""
         if why == "late":
-            said = f"定时的操作（{schedule.text}）晚了一个多小时，没有执行"
+            said = say("told.late", text=schedule.text)
         else:
-            said = f"定时的操作（{schedule.text}）要控制的设备已经不在家里了，没有执行"
+            said = say("told.gone", text=schedule.text)
         self.get(schedule.session).messages.append(said)
 
 
@@ -123,7 +124,7 @@ def told(result: Result, session: Session) -> Result:
         return result
     queued = list(session.messages)
     session.messages.clear()
-    return replace(result, reply="。".join([*queued, result.reply]))
+    return replace(result, reply=say("told.all", messages=[*queued, result.reply]))
 
 
 def crashed(session: Session, text: str, sent: Sequence[Command] = ()) -> Result:
@@ -135,7 +136,7 @@ def crashed(session: Session, text: str, sent: Sequence[Command] = ()) -> Result
         text,
         "executed" if commands else "unknown",
         commands,
-        reply="抱歉，出了点问题，后面的操作没有执行。",
+        reply=say("failed.crashed"),
     )
 
 

@@ -23,6 +23,7 @@ from jiayu.executor.events import Event, EventKind
 from jiayu.executor.hubs import HubError
 from jiayu.executor.scenes import SceneOutcome, SceneRunner
 from jiayu.executor.scheduler import Scheduler
+from jiayu.grammar.phrases import say
 from jiayu.ir import Command
 from jiayu.planner.draft import Draft, Read
 from jiayu.planner.finish import announce, command_json, decided, late_failures
@@ -144,9 +145,9 @@ class Runtime:
             engine.warm()
             reply = announce(draft)
             if draft.stop_scene and self.scenes.cancel():
-                reply = "好的，已经停下了。"
+                reply = say("done.stopped")
             if session.messages:
-                reply = "。".join([*session.messages, reply])
+                reply = say("told.all", messages=[*session.messages, reply])
                 session.messages.clear()
             # Numbered when queued: per device, commands go out in turn-number order.
             number = next(self.turns)
@@ -230,8 +231,8 @@ class Runtime:
             return result
         late = late_failures(draft)
         if report.audit_failed:
-            late.append("审计日志写不进去，有的操作没有执行")
-        session.messages.extend(f"刚才{p}" for p in late)
+            late.append(say("failed.audit_some"))
+        session.messages.extend(say("told.earlier", what=p) for p in late)
         self._publish(
             "turn.failed" if late else "turn.done", session.id, number, reply=result.reply
         )
@@ -258,10 +259,10 @@ class Runtime:
         def ended_as(outcome: SceneOutcome) -> None:
             self._publish(f"scene.{outcome.status}", session.id, number, scene=name)  # type: ignore[arg-type]
             if outcome.ok:
-                session.messages.append(f"{shown(name)}已经执行完了")
+                session.messages.append(say("told.scene_done", scene=shown(name)))
             elif outcome.status == "failed":
                 missed = outcome.total - outcome.sent
-                session.messages.append(f"{shown(name)}有{missed}步没有执行成功")
+                session.messages.append(say("told.scene_missed", scene=shown(name), missed=missed))
             if not ended.done():
                 ended.set_result(outcome)
 

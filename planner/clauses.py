@@ -8,18 +8,17 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
 from jiayu.catalog import is_high_risk, params_error
+from jiayu.compiler.understand import said_words
+from jiayu.grammar.phrases import say
 from jiayu.ir import Clause, Command, Condition, Target
 from jiayu.planner import conditions, preferences, queries, timers
 from jiayu.planner.device import Meanings, Refusal, needs_read, plan
 from jiayu.planner.draft import Draft
 from jiayu.planner.plan import Batch
-from jiayu.planner.replies import COMMAND_VERBS, names_phrase
-from jiayu.planner.words import fault_words
-from jiayu.resolver.resolve import ACTION_WORDS, Ask, Found, Refuse, Resolution
+from jiayu.planner.replies import Acknowledged, names_phrase
+from jiayu.resolver.resolve import Ask, Found, Refuse, Resolution
 from jiayu.resolver.session import PendingClarify, PendingConfirm
 from jiayu.text import shown
-
-_NEGATED_VERBS = {"on": "开", "off": "关", "set": "调", "adjust": "调", "scene": "执行"}
 
 
 def run(
@@ -67,19 +66,19 @@ def _clause(
 ) -> tuple[str, ...]:
     """Plan one clause; returns the devices it acts on (for a following clause)."""
     if clause.negated:
-        draft.say("noop", f"好的，{_negated_phrase(clause)}")
+        draft.say("noop", _negated_phrase(clause))
         return ()
     last = draft.session.last_commands
     if clause.action == "repeat":
         if not last:
-            draft.say("rejected", "还没有可以重复的操作。")
+            draft.say("rejected", say("refuse.nothing_to_repeat"))
             return ()
         queue(draft, list(last), None)
         return tuple(c.device for c in last)
     if clause.action in ("confirm", "cancel", "select"):
         draft.say(
             "unknown",
-            "现在没有在等你回答的问题。" if clause.action != "select" else "要对它做什么呢？",
+            say("refuse.nothing_asked") if clause.action != "select" else say("ask.what_to_do"),
         )
         return ()
     if clause.action == "scene":
@@ -118,14 +117,14 @@ def apply(
     if isinstance(resolution, Found) and resolution.match == "fuzzy" and clause.action != "query":
         # Heard too poorly to act on: ask back with what was understood.
         names = names_phrase(home, resolution.devices)
-        verb = ACTION_WORDS.get(clause.action, "操作")
-        resolution = Ask(resolution.devices, f"没太听清，你是要{verb}{names}吗？")
+        question = say("ask.heard_poorly", action=clause.action, names=names)
+        resolution = Ask(resolution.devices, question)
         yes_no = True
     if isinstance(resolution, Ask):
         draft.options.extend(resolution.options)
         reply = resolution.question
         if rest:
-            reply += "（后面的操作等你回答后再执行）"
+            reply = say("ask.then_rest", question=reply)
         draft.say("clarify", reply)
         draft.asked = True
         draft.pending = PendingClarify(
@@ -158,7 +157,8 @@ def apply(
         if reads:
             got = draft.read(device_id)
             if not isinstance(got, Mapping):
-                refusals.append(f"读不到{shown(device.name)}现在的状态：{fault_words(got.reason)}")
+                name = shown(device.name)
+                refusals.append(say("refuse.unreadable_state", name=name, reason=got.reason))
                 continue
             state = got
         planned = plan(clause, device, state, meanings)
@@ -168,7 +168,7 @@ def apply(
             commands.append(planned)
     if refusals:
         # Every device left out is said, even when others went ahead.
-        draft.say("rejected", "；".join(dict.fromkeys(refusals)))
+        draft.say("rejected", say("refuse.each", reasons=list(dict.fromkeys(refusals))))
     if commands and clause.when is not None:
         timers.schedule(draft, commands, clause.when, clause.condition, focus)
     elif commands:
@@ -201,7 +201,7 @@ def queue(
             draft.failures.append(
                 {"device": command.device, "command": command.command, "reason": error}
             )
-            draft.say("rejected", f"{shown(device.name)}没有执行：{error}")
+            draft.say("rejected", say("refuse.invalid", name=shown(device.name), error=error))
             continue
         if not confirmed and is_high_risk(device, command.command, command.params):
             held.append(command)
@@ -212,9 +212,8 @@ def queue(
         draft.parts.append(Batch(ready, clause, scene))
     if held:
         draft.held.extend(held)
-        names = "、".join(shown(home.device(c.device).name) for c in held)
-        verb = COMMAND_VERBS.get(held[0].command, "打开")
-        draft.say("confirm", f"确定要{verb}{names}吗？请说“确认”。")
+        names = [shown(home.device(c.device).name) for c in held]
+        draft.say("confirm", say("ask.confirm", command=held[0].command, names=names))
         draft.pending = PendingConfirm(tuple(draft.held), condition, tuple(focus), draft.text)
 
 
@@ -242,7 +241,13 @@ def _rooms(target: Target) -> list[str]:
     return [p.id for p in target.places if p.kind == "room" and p.id]
 
 
-def _negated_phrase(clause: Clause) -> str:
-    verb = _NEGATED_VERBS.get(clause.action, "动")
-    what = conditions.place_words(clause.target) if clause.target is not None else ""
-    return f"不{verb}{what if what != '这里' else ''}了" if clause.target else f"不{verb}了"
+def _negated_phrase(clause: Clause) -> Acknowledged:
+    target = clause.target
+    # 这里不要开: the room the user stands in is not said back (好的，不开了).
+    here = target is None or (
+        all(p.kind == "this_room" for p in target.places)
+        and target.name is None
+        and not target.type_word
+    )
+    what = said_words(target) if target is not None and not here else ""
+    return Acknowledged(say("done.negated", action=clause.action, what=what))

@@ -8,7 +8,7 @@ from typing import Any
 
 from jiayu.actions import reading_attribute
 from jiayu.compiler.understand import said_words
-from jiayu.grammar.phrases import attribute_word
+from jiayu.grammar.phrases import say
 from jiayu.ir import Clause, Condition, Target
 from jiayu.planner.draft import Draft
 from jiayu.planner.replies import reading_phrase
@@ -20,7 +20,6 @@ _OPS: dict[str, Callable[[float, float], bool]] = {
     ">=": lambda a, b: a >= b,
     "<=": lambda a, b: a <= b,
 }
-_OP_WORDS = {">": "超过", "<": "低于", ">=": "达到", "<=": "不超过"}
 
 
 def holds(draft: Draft, condition: Condition | None, focus: Sequence[str]) -> bool:
@@ -29,7 +28,7 @@ def holds(draft: Draft, condition: Condition | None, focus: Sequence[str]) -> bo
         return True
     found = sources(draft, condition, focus)
     if found is None:
-        draft.say("rejected", f"不知道要读哪里的{attribute_word(condition.attribute)}")
+        draft.say("rejected", say("refuse.where_to_read", attribute=condition.attribute))
         return False
     return _check(
         draft,
@@ -100,15 +99,13 @@ def _check(
         if isinstance(value, int | float) and not isinstance(value, bool):
             values.append(float(value))
     if not values:
-        draft.say("rejected", f"读不到{where}的{attribute_word(attribute)}，所以什么都没做")
+        draft.say("rejected", say("refuse.unread_condition", where=where, attribute=attribute))
         return False
     reading = sum(values) / len(values)
     phrase = reading_phrase(where, attribute, reading)
     if not _OPS[op](reading, number):
-        draft.say(
-            "noop",
-            f"{phrase}，没有{_OP_WORDS[op]}{reading_phrase('', attribute, number)}，所以没有执行",
-        )
+        threshold = reading_phrase("", attribute, number)
+        draft.say("noop", say("refuse.condition_unmet", reading=phrase, op=op, threshold=threshold))
         return False
     draft.parts.append(phrase)
     return True
@@ -116,7 +113,7 @@ def _check(
 
 def place_words(target: Target | None) -> str:
     """The words that named a place (and what in it), for a reply; 这里 when none."""
-    return (said_words(target) if target is not None else "") or "这里"
+    return (said_words(target) if target is not None else "") or say("word.here")
 
 
 def _as_set(target: Target) -> Target:

@@ -10,13 +10,13 @@ from dataclasses import replace
 from datetime import timedelta
 
 from jiayu.grammar.phrases import say
-from jiayu.grammar.vocab import TABLES
+from jiayu.grammar.vocab import QUESTION, STATEMENT_END, TABLES
 from jiayu.home import Home
 from jiayu.ir import Clause, Command
 from jiayu.planner import clauses as plan_clauses
 from jiayu.planner import conditions, preferences, timers
 from jiayu.planner.draft import Draft
-from jiayu.planner.replies import when_phrase
+from jiayu.planner.replies import Acknowledged, when_phrase
 from jiayu.planner.timing import Schedule, ScheduleError, fire_time
 from jiayu.resolver.resolve import Found, Resolution
 from jiayu.resolver.session import PendingClarify, PendingConfirm
@@ -70,12 +70,12 @@ def _utterance(draft: Draft, said: tuple[Clause, ...]) -> None:
             _confirmed(draft, pending)  # 确认 / 好的，确认: a plain yes, nothing else
             return
         if actions == {"cancel"}:
-            draft.say("noop", "好的，已取消。")
+            draft.say("noop", Acknowledged(say("done.cancelled")))
             return
         draft.parts.append(_dropped(draft.home, pending.commands))
     if isinstance(pending, PendingClarify):
         if actions == {"cancel"}:
-            draft.say("noop", "好的，不操作了。")
+            draft.say("noop", Acknowledged(say("done.not_doing")))
             return
         narrowed: Resolution | None
         if pending.preference is not None:
@@ -94,7 +94,9 @@ def _utterance(draft: Draft, said: tuple[Clause, ...]) -> None:
                 plan_clauses.run(draft, pending.rest, focus, previous)
             said = said[1:]  # 书房的，然后关掉客厅灯: the rest still runs
     elif actions == {"cancel"}:
-        draft.say("noop", "好的。")  # 算了 with nothing waiting: just acknowledge
+        draft.say(
+            "noop", Acknowledged(say("done.ok"))
+        )  # 算了 with nothing waiting: just acknowledge
         draft.stop_scene = True
         return
     if not draft.asked:
@@ -147,13 +149,9 @@ _YES = re.compile(
 )
 """The grammar's own words of assent (确认, 是的, 好的, 对, 确定, 可以 …), alone, together
 or repeated (对对): nothing else in the utterance."""
-_STATEMENT_END = " \t\u3000。.!！~～…、，,"
-_SEPARATORS = re.compile(r"[\s\u3000。.!！~～…、，,]+")
-_QUESTION = re.compile(
-    r"[?？]|[吗么嘛呢咩]$|(.{1,2})[不唔]\1|[是系]咪|是否|难道|什么|怎么|为什么|为啥|真的"
-)
-"""A question: a question mark anywhere, a final question particle, A-not-A (对不对,
-确不确定, 对唔对), 系咪, or a question word."""
+_STATEMENT_END = STATEMENT_END
+_SEPARATORS = re.compile(f"[{re.escape(STATEMENT_END)}]+")
+_QUESTION = re.compile(QUESTION)
 
 
 def is_question(text: str) -> bool:
@@ -197,5 +195,5 @@ def _ask_again(draft: Draft, pending: PendingConfirm, rest: list[Clause]) -> Non
 
 
 def _dropped(home: Home, commands: Iterable[Command]) -> str:
-    names = "、".join(dict.fromkeys(shown(home.device(c.device).name) for c in commands))
-    return f"刚才等你确认的{names}没有执行"
+    names = list(dict.fromkeys(shown(home.device(c.device).name) for c in commands))
+    return say("refuse.dropped", names=names)

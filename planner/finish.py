@@ -10,12 +10,12 @@ from typing import Any
 
 from jiayu.compiler.cache import Compile
 from jiayu.compiler.compact import UNKNOWN, compact
+from jiayu.grammar.phrases import say
 from jiayu.home import Home
 from jiayu.ir import Command, Parse, to_json
 from jiayu.planner.draft import Draft, Pending
 from jiayu.planner.plan import Batch
-from jiayu.planner.replies import done_phrase
-from jiayu.planner.words import fault_words
+from jiayu.planner.replies import Acknowledged, done_phrase
 from jiayu.resolver.resolve import Resolver
 from jiayu.resolver.session import PendingConfirm, Session
 from jiayu.result import Outcome, Result, most_blocking
@@ -63,16 +63,19 @@ def session_update(draft: Draft, *, remember: bool = True) -> SessionUpdate:
 
 def announce(draft: Draft) -> str:
     """The first reply, before anything is sent: what will happen, never that it did."""
-    parts: list[str] = []
+    # Each phrase, and whether it says what is being done: a reply opening with that
+    # (正在打开客厅灯) is led by 好的.
+    said: list[tuple[str, bool]] = []
     for part in draft.parts:
         if isinstance(part, str):
-            parts.append(part)
+            said.append((part, False))
         elif part.scene is not None:
-            parts.append(f"好的，正在执行{shown(part.scene)}")
+            said.append((say("doing.scene", scene=shown(part.scene)), False))
         elif part.commands:
-            parts.append(done_phrase(draft.home, part.clause, part.commands).replace("已", "正在"))
-    reply = "，".join(p for p in parts if p)
-    return "好的，" + reply if reply.startswith("正在") else reply
+            said.append((done_phrase(draft.home, part.clause, part.commands, "doing"), True))
+    said = [(phrase, doing) for phrase, doing in said if phrase]
+    reply = say("done.all", parts=[phrase for phrase, _ in said])
+    return say("done.ok_then", reply=reply) if said and said[0][1] else reply
 
 
 def result(draft: Draft, *, audit_failed: bool = False, kept: Compile | None = None) -> Result:
@@ -88,7 +91,7 @@ def result(draft: Draft, *, audit_failed: bool = False, kept: Compile | None = N
             continue
         if part.background:
             outcomes.append("executed")
-            replies.append(f"好的，{shown(part.scene or '')}开始了")
+            replies.append(Acknowledged(say("done.scene_started", scene=shown(part.scene or ""))))
             continue
         replies.extend(batch_phrases(draft, part))
         failures.extend(
@@ -104,11 +107,12 @@ def result(draft: Draft, *, audit_failed: bool = False, kept: Compile | None = N
             outcomes.append("scheduled")
     if audit_failed:
         outcomes.append("rejected")
-        replies.append("审计日志写不进去，后面的操作没有执行")
+        replies.append(say("failed.audit"))
     outcome = most_blocking(outcomes) if outcomes else "noop"
-    reply = "，".join(r for r in replies if r)
-    if outcome == "executed" and not reply.startswith("好的"):
-        reply = "好的，" + reply
+    replies = [r for r in replies if r]
+    reply = say("done.all", parts=replies)
+    if outcome == "executed" and not (replies and isinstance(replies[0], Acknowledged)):
+        reply = say("done.ok_then", reply=reply)
     return Result(
         draft.text,
         outcome,
@@ -131,13 +135,14 @@ def batch_phrases(draft: Draft, batch: Batch) -> list[str]:
     if batch.scene is not None:
         name = shown(batch.scene)
         if batch.deferred:
-            phrases.append(f"好的，{name}开始了，后面{len(batch.deferred)}步会按时执行")
+            steps = len(batch.deferred)
+            phrases.append(Acknowledged(say("done.scene_paced", scene=name, steps=steps)))
         elif batch.sent and not batch.failed:
-            phrases.append(f"好的，已执行{name}")
+            phrases.append(Acknowledged(say("done.scene", scene=name)))
         elif batch.sent:
-            phrases.append(f"{name}已部分执行")
+            phrases.append(say("done.scene_partly", scene=name))
         elif batch.failed:
-            phrases.append(f"{name}没有执行成功")
+            phrases.append(say("failed.scene", scene=name))
     elif batch.sent:
         phrases.append(done_phrase(draft.home, batch.clause, batch.sent))
     return phrases + _failed(draft, batch)
@@ -149,14 +154,14 @@ def late_failures(draft: Draft) -> list[str]:
     phrases: list[str] = []
     for batch in draft.batches:
         if batch.scene is not None and batch.failed and not batch.sent:
-            phrases.append(f"{shown(batch.scene)}没有执行成功")
+            phrases.append(say("failed.scene", scene=shown(batch.scene)))
         phrases.extend(_failed(draft, batch))
     return phrases
 
 
 def _failed(draft: Draft, batch: Batch) -> list[str]:
     return [
-        f"{shown(draft.home.device(c.device).name)}没有执行：{fault_words(reason)}"
+        say("failed.device", name=shown(draft.home.device(c.device).name), reason=reason)
         for c, reason in batch.failed
     ]
 

@@ -7,11 +7,11 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from jiayu.actions import value_attribute
-from jiayu.grammar.phrases import attribute_word
+from jiayu.grammar.phrases import say
 from jiayu.home import Device
 from jiayu.ir import Clause, Value
 from jiayu.planner.draft import Draft, SetPreference, failed
-from jiayu.planner.replies import value_phrase
+from jiayu.planner.replies import Acknowledged, value_phrase
 from jiayu.preferences import Preference, preference_key
 from jiayu.resolver.session import PendingClarify
 from jiayu.text import shown
@@ -36,7 +36,7 @@ def remember(draft: Draft, clause: Clause) -> None:
     if value is not None:
         stored = value.word if value.word is not None else value.number
     if attribute is None or stored is None:
-        draft.say("rejected", "没听清要记住什么。")
+        draft.say("rejected", say("refuse.nothing_to_remember"))
         return
     device_type = clause.target.device_type if clause.target is not None else None
     kept = draft.write(
@@ -44,10 +44,10 @@ def remember(draft: Draft, clause: Clause) -> None:
     )
     error = failed(kept)
     if error is not None:
-        draft.say("rejected", f"这个记不了：{error}")
+        draft.say("rejected", say("refuse.cannot_remember", error=error))
         return
     assert isinstance(kept, float | int | str)
-    draft.say("executed", f"好的，记住了，{_phrase(attribute, kept)}")
+    draft.say("executed", Acknowledged(say("done.remembered", what=_phrase(attribute, kept))))
 
 
 def preferred(
@@ -63,12 +63,12 @@ def preferred(
     device = draft.home.device(devices[0])
     attribute = clause.value.attribute or _main(device)
     if attribute is None:
-        draft.say("rejected", f"{shown(device.name)}没有可以按习惯调的设置")
+        draft.say("rejected", say("refuse.no_preference_setting", name=shown(device.name)))
         return None
     stored = draft.ctx.preferences.preferred(user_of(draft), attribute, device.type)
     if stored is None:
         draft.options.extend(devices)
-        draft.say("clarify", f"你喜欢的{attribute_word(attribute)}是多少？说一下我就记住。")
+        draft.say("clarify", say("ask.preference", attribute=attribute))
         draft.asked = True
         draft.pending = PendingClarify(
             replace(clause, value=replace(clause.value, attribute=attribute)),
@@ -100,8 +100,8 @@ def _attribute(value: Value | None) -> str | None:
 
 def _phrase(attribute: str, value: Preference) -> str:
     if attribute == "color_temp" and isinstance(value, str):
-        return "你喜欢" + {"warm": "暖光", "cool": "冷光", "natural": "自然光"}.get(value, value)
-    return f"你喜欢的{attribute_word(attribute)}是{value_phrase(attribute, value)}"
+        return say("answer.likes_light", light=value)
+    return say("answer.likes", attribute=attribute, value=value_phrase(attribute, value))
 
 
 def _main(device: Device) -> str | None:

@@ -7,10 +7,10 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from jiayu.actions import query_attribute
+from jiayu.grammar.phrases import say
 from jiayu.ir import Clause
 from jiayu.planner.draft import Draft
-from jiayu.planner.replies import answer_phrase, reading_phrase, state_word
-from jiayu.planner.words import fault_words
+from jiayu.planner.replies import answer_phrase, in_state, reading_phrase, state_word
 from jiayu.text import shown
 
 
@@ -20,6 +20,7 @@ def query(draft: Draft, clause: Clause, devices: Sequence[str]) -> None:
     asked = [(d, query_attribute(home.device(d), clause)) for d in devices]
     draft.prefetch([d for d, attribute in asked if attribute is not None])
     parts: list[str] = []
+    unread: list[str] = []  # the devices that could not be read, said after any summary
     found: list[tuple[str, str, Any]] = []
     for device_id, attribute in asked:
         if attribute is None:
@@ -27,7 +28,8 @@ def query(draft: Draft, clause: Clause, devices: Sequence[str]) -> None:
         device = home.device(device_id)
         got = draft.read(device_id)
         if not isinstance(got, Mapping):
-            parts.append(f"{shown(device.name)}读不到：{fault_words(got.reason)}")
+            unread.append(say("answer.unreadable", name=shown(device.name), reason=got.reason))
+            parts.append(unread[-1])
             continue
         value = got.get(attribute)
         draft.answers.append({"device": device_id, "attribute": attribute, "value": value})
@@ -41,55 +43,61 @@ def query(draft: Draft, clause: Clause, devices: Sequence[str]) -> None:
         else:
             parts.append(answer_phrase(home, device, attribute, value))
     if clause.question is not None and found:
-        parts = [_summary(draft, clause, found)] + [p for p in parts if "读不到" in p]
-    draft.say("answered" if found else "rejected", "，".join(parts) or "读不到这个状态")
+        parts = [_summary(draft, clause, found), *unread]
+    reply = say("answer.all", parts=parts) if parts else say("refuse.no_state")
+    draft.say("answered" if found else "rejected", reply)
 
 
 def _summary(draft: Draft, clause: Clause, found: Sequence[tuple[str, str, Any]]) -> str:
     """A set or yes/no question answered in one phrase: 有，客厅灯和卧室灯开着."""
     expected = True if clause.expected is None else clause.expected
     wants = {d: _wanted(clause.attribute, a, expected) for d, a, _ in found}
-    matching = [d for d, a, v in found if state_word(a, v) == state_word(a, wants[d])]
+    matching = [d for d, _, v in found if _same_state(v, wants[d])]
     others = [d for d, _, _ in found if d not in matching]
     attribute = found[0][1]
     word = state_word(attribute, wants[found[0][0]])
     other_word = state_word(attribute, not wants[found[0][0]])
     noun = noun_of(clause)
     listing = _listing(draft, matching)
+    none = say("answer.count_none", noun=noun, state=word)
     if clause.question == "count":
-        return f"有{len(matching)}个{noun}{word}：{listing}" if matching else f"没有{noun}{word}"
+        if not matching:
+            return none
+        return say("answer.count_some", count=len(matching), noun=noun, state=word, listing=listing)
     if clause.question == "which":
-        return f"{listing}{word}" if matching else f"没有{noun}{word}"
+        return say("answer.which", listing=listing, state=word) if matching else none
     if clause.question == "any":
-        return f"有，{listing}{word}" if matching else f"没有，{noun}都{other_word}"
+        if matching:
+            return say("answer.any_yes", listing=listing, state=word)
+        return say("answer.any_no", noun=noun, state=other_word)
     # all / yes_no: every device asked about is in the state asked about
     if not others:
-        both = "都" if len(matching) > 1 else ""
-        return f"是的，{listing}{both}{word}"
+        return say(
+            "answer.all_yes_many" if len(matching) > 1 else "answer.all_yes",
+            listing=listing,
+            state=word,
+        )
     if isinstance(expected, str):  # 扫地机器人在扫吗: a "no" says the status each is in
         read = {d: v for d, _, v in found}
-        return "没有，" + "，".join(
-            f"{_listing(draft, [d])}{state_word(attribute, read[d])}" for d in others
-        )
-    return f"没有，{_listing(draft, others)}{other_word}"
+        states = [f"{_listing(draft, [d])}{state_word(attribute, read[d])}" for d in others]
+        return say("answer.status_no", states=states)
+    return say("answer.all_no", listing=_listing(draft, others), state=other_word)
 
 
 def _listing(draft: Draft, devices: Sequence[str]) -> str:
     """Up to four names; more are counted, not read out."""
     names = [shown(draft.home.device(d).name) for d in dict.fromkeys(devices)]
-    if not names:
-        return ""
     if len(names) > 4:
-        return "、".join(names[:3]) + f"等{len(names)}个"
-    return names[0] if len(names) == 1 else "、".join(names[:-1]) + "和" + names[-1]
+        return say("names.some", names=names[:3], count=len(names))
+    return say("names.listed", names=names)
 
 
 def noun_of(clause: Clause) -> str:
     """What the clause called its devices: its type word or name, else 设备."""
     target = clause.target
     if target is None:
-        return "设备"
-    return target.type_word or (shown(target.name.said) if target.name else "设备")
+        return say("word.device")
+    return target.type_word or (shown(target.name.said) if target.name else say("word.device"))
 
 
 def _wanted(asked: str | None, read: str, expected: Any) -> Any:
@@ -98,3 +106,11 @@ def _wanted(asked: str | None, read: str, expected: Any) -> Any:
     if read == "locked" and asked != "locked":
         return not expected
     return expected
+
+
+def _same_state(read: Any, wanted: Any) -> bool:
+    """Whether a device is in the state asked about: a status (cleaning, docked) must be that
+    status; anything else compares as on/off."""
+    if isinstance(wanted, str) or isinstance(read, str):
+        return bool(read == wanted)
+    return in_state(read) == in_state(wanted)

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime
-from typing import Any
+from typing import Any, Literal
 
 from jiayu.catalog import COMMANDS, format_number
-from jiayu.grammar.phrases import COMMAND_VERBS as COMMAND_VERBS  # engine.py imports it from here
 from jiayu.grammar.phrases import WORDS, say
 from jiayu.grammar.vocab import HUES
 from jiayu.home import Device, Home
@@ -28,6 +27,13 @@ _SAID_AFTER = frozenset(
         "stop_cycle",
     }
 )
+
+Tense = Literal["done", "doing", "later"]
+
+
+class Acknowledged(str):
+    """A phrase that already says 好的 (好的，记住了…): a turn's reply opening with one is not
+    led by another. Marked where the phrase is chosen, so no code looks at the words."""
 
 
 def names_phrase(home: Home, device_ids: Sequence[str], clause: Clause | None = None) -> str:
@@ -57,9 +63,13 @@ def value_phrase(attribute: str, value: Any) -> str:
     return say("value.number", number=number, attribute=attribute)
 
 
-def done_phrase(home: Home, clause: Clause | None, sent: Sequence[Command]) -> str:
-    """What was done, grouped by command: 已打开客厅灯 / 已把客厅空调温度调到26度."""
+def done_phrase(
+    home: Home, clause: Clause | None, sent: Sequence[Command], tense: Tense = "done"
+) -> str:
+    """What was done, grouped by command: 已打开客厅灯 / 已把客厅空调温度调到26度; or, by
+    `tense`, what is being done (正在打开客厅灯) or will be (半小时后打开客厅灯)."""
     parts: list[str] = []
+    doing, later = tense == "doing", tense == "later"
     groups: dict[tuple[str, str], list[str]] = {}
     for command in sent:
         key = (command.command, command.params_text)
@@ -69,14 +79,32 @@ def done_phrase(home: Home, clause: Clause | None, sent: Sequence[Command]) -> s
         who = names_phrase(home, devices, clause)
         writes = COMMANDS[name].writes
         if writes is None:  # a command that takes no value
-            if name in _SAID_AFTER:
-                parts.append(say("done.after", command=name, devices=who))
-            else:
-                parts.append(say("done.command", command=name, devices=who))
+            if name in _SAID_AFTER:  # 扫地机器人已开始打扫: the device first
+                said_after = say(
+                    "doing.after" if doing else "later.after" if later else "done.after",
+                    command=name,
+                    devices=who,
+                )
+                parts.append(said_after)
+                continue
+            parts.append(
+                say(
+                    "doing.command" if doing else "later.command" if later else "done.command",
+                    command=name,
+                    devices=who,
+                )
+            )
             continue
         param, attribute = writes
         said = value_phrase(attribute, dict(params) if param == "" else params[param])
-        parts.append(say("done.set", devices=who, attribute=attribute, value=said))
+        parts.append(
+            say(
+                "doing.set" if doing else "later.set" if later else "done.set",
+                devices=who,
+                attribute=attribute,
+                value=said,
+            )
+        )
     return say("done.all", parts=parts)
 
 
@@ -114,8 +142,12 @@ def state_word(attribute: str, value: Any) -> str:
     expected value and a read compare by meaning: a cover at 30% is 开着, like True."""
     if isinstance(value, str):  # a status (cleaning, running): the word for that status
         return value_phrase(attribute, value)
-    yes = value > 0 if isinstance(value, int | float) else bool(value)
-    return say("word.state_yes" if yes else "word.state_no", attribute=attribute)
+    return say("word.state_yes" if in_state(value) else "word.state_no", attribute=attribute)
+
+
+def in_state(value: Any) -> bool:
+    """Whether a read or expected value means the device is in the state asked about."""
+    return value > 0 if isinstance(value, int | float) else bool(value)
 
 
 def when_phrase(at: datetime, now: datetime) -> str:

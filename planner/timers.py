@@ -6,10 +6,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from jiayu.catalog import is_high_risk, params_error
+from jiayu.grammar.phrases import say
 from jiayu.ir import Clause, Command, Condition, Timing
 from jiayu.planner import conditions
 from jiayu.planner.draft import AddSchedule, CancelSchedules, Draft, failed
-from jiayu.planner.replies import COMMAND_VERBS, done_phrase, when_phrase
+from jiayu.planner.replies import Acknowledged, done_phrase, when_phrase
 from jiayu.planner.timing import Schedule, ScheduleError, fire_time, new_schedule_id
 from jiayu.resolver.session import PendingConfirm
 from jiayu.text import shown
@@ -28,20 +29,24 @@ def schedule(
     try:
         at = fire_time(when, now)
     except ScheduleError as err:
-        draft.say("rejected", f"这个时间定不了：{err}")
+        draft.say("rejected", say("refuse.bad_time", error=err))
         return
     for command in commands:
         device = home.device(command.device)
         problem = params_error(device, command.command, command.params)
         if problem is not None:
-            draft.say("rejected", f"{shown(device.name)}没法定时：{problem}")
+            draft.say(
+                "rejected", say("refuse.cannot_schedule", name=shown(device.name), error=problem)
+            )
             return
     risky = [c for c in commands if is_high_risk(home.device(c.device), c.command, c.params)]
     if risky and not confirmed:
-        names = "、".join(shown(home.device(c.device).name) for c in risky)
-        verb = COMMAND_VERBS.get(risky[0].command, "打开")
+        names = [shown(home.device(c.device).name) for c in risky]
         draft.held.extend(commands)
-        draft.say("confirm", f"确定要{when_phrase(at, now)}{verb}{names}吗？请说“确认”。")
+        question = say(
+            "ask.confirm_later", when=when_phrase(at, now), command=risky[0].command, names=names
+        )
+        draft.say("confirm", question)
         draft.pending = PendingConfirm(tuple(commands), condition, tuple(focus), draft.text, when)
         return
     kept = Schedule(
@@ -57,13 +62,15 @@ def schedule(
     answer = draft.write(AddSchedule(kept))
     error = failed(answer)
     if error is not None:
-        draft.say("rejected", f"定时没有记下来：{error}")
+        draft.say("rejected", say("refuse.not_scheduled", error=error))
         return
     assert isinstance(answer, Schedule)
     draft.scheduled.append(answer.result_json())
     draft.devices.extend(c.device for c in commands)
-    said = done_phrase(home, None, commands)[1:]
-    draft.say("scheduled", f"好的，{when_phrase(at, now)}{said}")
+    said = done_phrase(home, None, commands, "later")
+    draft.say(
+        "scheduled", Acknowledged(say("done.scheduled", when=when_phrase(at, now), what=said))
+    )
 
 
 def schedules(draft: Draft, clause: Clause, devices: Sequence[str] | None) -> None:
@@ -75,20 +82,32 @@ def schedules(draft: Draft, clause: Clause, devices: Sequence[str] | None) -> No
         )
         error = failed(answer)
         if error is not None:
-            draft.say("rejected", f"定时没有取消：{error}")
+            draft.say("rejected", say("refuse.not_cancelled", error=error))
             return
         assert isinstance(answer, list)
         if not answer:
-            draft.say("noop", "现在没有这样的定时。")
+            draft.say("noop", say("refuse.no_such_schedule"))
             return
-        draft.say("executed", f"好的，已取消{len(answer)}个定时（{_listed(draft, answer)}）")
+        listed = _listed(draft, answer)
+        draft.say(
+            "executed",
+            Acknowledged(say("done.cancelled_schedules", count=len(answer), schedules=listed)),
+        )
         return
     waiting = draft.ctx.schedules.pending(session=session, devices=devices)
-    draft.say("answered", _listed(draft, waiting) if waiting else "现在没有这样的定时。")
+    draft.say("answered", _listed(draft, waiting) if waiting else say("refuse.no_such_schedule"))
 
 
 def _listed(draft: Draft, kept: Sequence[Schedule]) -> str:
     now = draft.ctx.now
-    return "，".join(
-        f"{when_phrase(s.at, now)}{done_phrase(draft.home, None, s.commands)[1:]}" for s in kept[:3]
+    return say(
+        "answer.schedules",
+        schedules=[
+            say(
+                "answer.schedule",
+                when=when_phrase(s.at, now),
+                what=done_phrase(draft.home, None, s.commands, "later"),
+            )
+            for s in kept[:3]
+        ],
     )

@@ -13,7 +13,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from jiayu.actions import can_do
-from jiayu.grammar.phrases import ACTION_WORDS as ACTION_WORDS  # engine.py imports it from here
 from jiayu.grammar.phrases import say
 from jiayu.home import Home
 from jiayu.ir import Clause, MatchKind, Place, Target

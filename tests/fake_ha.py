@@ -258,10 +258,7 @@ _VACUUM_STATES = {"start": "cleaning", "pause": "paused", "return_to_base": "ret
 _SCHEMAS: dict[tuple[str, str], dict[str, Any]] = {
     ("light", "turn_on"): {
         "hs_color": lambda v: (
-            isinstance(v, list)
-            and len(v) == 2
-            and 0 <= v[0] <= 360
-            and 0 <= v[1] <= 100
+            isinstance(v, list) and len(v) == 2 and 0 <= v[0] <= 360 and 0 <= v[1] <= 100
         ),
         "brightness_pct": lambda v: 0 <= v <= 100,
         "color_temp_kelvin": lambda v: isinstance(v, int),

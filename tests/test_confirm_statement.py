@@ -118,6 +118,8 @@ def test_no_opening_without_a_statement_confirmation(conversation: list[Step]) -
             assert before.user is None or before.user == user, (text, before.user, user)
         if kind == "question":
             continue  # a question drops nothing
+        if kind == "yes" and result.outcome == "confirm" and not opened:
+            continue  # another user's yes: refused, and the asking user's confirmation kept
         asked = kind == "open" and result.outcome == "confirm"
         model.asked[session] = Asked(elapsed, user) if asked else None
 

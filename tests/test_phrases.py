@@ -10,15 +10,34 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
+from typing import get_args
 
 import pytest
 
-from jiayu.grammar.phrases import JOINS, TEMPLATES, UNKNOWN_WORDS, WORDS, say
+from jiayu.executor.hubs.base import Fault
+from jiayu.grammar.phrases import FAULT_WORDS, JOINS, TEMPLATES, UNKNOWN_WORDS, WORDS, say
+from jiayu.home import load_home
+from jiayu.ir import Command
+from jiayu.planner.replies import done_phrase, in_state, state_word
 
 ROOT = Path(__file__).resolve().parents[1]
 SOURCE_DIRS = ("jiayu", "grammar", "compiler", "resolver", "planner", "executor", "corpus")
 
-GUARDED = ("resolver/resolve.py", "planner/replies.py", "planner/device.py")
+GUARDED = (
+    "resolver/resolve.py",
+    "planner/replies.py",
+    "planner/device.py",
+    "planner/clauses.py",
+    "planner/conditions.py",
+    "planner/queries.py",
+    "planner/timers.py",
+    "planner/preferences.py",
+    "planner/dialogue.py",
+    "planner/finish.py",
+    "compiler/understand.py",
+    "jiayu/effects.py",
+    "jiayu/runtime.py",
+)
 """Modules whose every reply word comes from the phrase book: no Chinese in their string
 literals. A module joins this list once its replies are converted."""
 
@@ -139,7 +158,7 @@ def test_every_template_formats(key: str) -> None:
 def test_the_builder_looks_up_words_and_joins_lists() -> None:
     assert say("ask.which_device", action="on") == "要打开哪个设备？"
     assert say("ask.which_device", action=None) == "要操作哪个设备？"  # a table's own default
-    assert say("word.attribute", attribute="wattage") == "wattage"  # else the value itself
+    assert say("what.read", attribute="wattage") == "读取wattage"  # else the value itself
     assert say("ask.which_count", found=3, noun="灯", action="off", count=2) == (
         "找到 3 个灯，要关闭哪两个？"
     )
@@ -198,3 +217,62 @@ def f(name: str) -> str:
 def test_converted_modules_hold_no_reply_words(module: str) -> None:
     found = _chinese_literals((ROOT / module).read_text(encoding="utf-8"))
     assert not found, f"{module}: reply words belong in grammar/phrases.py: {found}"
+
+
+def _acknowledged_calls() -> tuple[set[str], set[str]]:
+    """Keys the planner says inside `Acknowledged(...)`, and every key it says."""
+
+    def keys(call: ast.Call) -> set[str]:
+        return {
+            c.value
+            for c in ast.walk(call.args[0])
+            if isinstance(c, ast.Constant) and isinstance(c.value, str)
+        }
+
+    wrapped: set[str] = set()
+    said: set[str] = set()
+    for path in sorted((ROOT / "planner").glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.args):
+                continue
+            inner = node.args[0]
+            if node.func.id == "say":
+                said |= keys(node)
+            elif node.func.id == "Acknowledged" and isinstance(inner, ast.Call) and inner.args:
+                wrapped |= keys(inner)
+    return wrapped, said
+
+
+def test_every_planner_phrase_that_says_ok_is_marked_so() -> None:
+    # A turn's reply is led by 好的 unless its first phrase already says it: known by the
+    # Acknowledged mark, so a phrase opening with 好的 and not marked would say it twice.
+    ok = say("done.ok").rstrip("。")
+    wrapped, said = _acknowledged_calls()
+    opening = {k for k in said if TEMPLATES[k].startswith(ok)}
+    # Said before anything is sent (announce), and the leader itself.
+    assert opening - wrapped == {"doing.scene", "done.ok_then"}
+    assert wrapped <= opening
+
+
+def test_a_done_phrase_has_three_tenses() -> None:
+    home = load_home(ROOT / "corpus" / "homes" / "demo.json")
+    by_name = {d.name: d.id for d in home.devices}
+    light, ac = by_name["客厅灯"], by_name["客厅空调"]
+    sent = [Command(light, "turn_off", {}), Command(ac, "set_temperature", {"value": 26})]
+    assert done_phrase(home, None, sent) == "已关闭客厅灯，已把客厅空调温度调到26度"
+    assert done_phrase(home, None, sent, "doing") == "正在关闭客厅灯，正在把客厅空调温度调到26度"
+    assert done_phrase(home, None, sent, "later") == "关闭客厅灯，把客厅空调温度调到26度"
+
+
+def test_a_fault_is_said_in_words_and_an_unknown_one_as_it_is() -> None:
+    assert say("failed.device", name="灯", reason="offline") == "灯没有执行：设备离线"
+    assert say("failed.device", name="灯", reason="busy") == "灯没有执行：busy"
+    assert set(FAULT_WORDS) == set(get_args(Fault))  # every fault a hub may name is said
+
+
+@pytest.mark.parametrize("attribute", [*sorted(WORDS["state_yes"]), "no_such_attribute"])
+def test_states_compare_as_their_words_do(attribute: str) -> None:
+    # Queries compare a read with the state asked about by value (in_state), not by the
+    # words said for them: the same only while no attribute says both states alike.
+    assert state_word(attribute, True) != state_word(attribute, False)
+    assert in_state(30) and in_state(True) and not in_state(0) and not in_state(None)

@@ -12,10 +12,10 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Literal, Protocol
 
 from jiayu.errors import JiayuError
+from jiayu.grammar.phrases import FAULT_WORDS as FAULT_WORDS  # re-exported: hubs name faults
 from jiayu.ir import Command
-from jiayu.planner.words import FAULT_WORDS as FAULT_WORDS  # re-exported: hubs name faults
 
-Fault = Literal["offline", "timeout", "refused"]
+Fault = Literal["offline", "timeout", "refused", "unconfirmed", "error"]
 
 
 class HubError(JiayuError):
