@@ -282,7 +282,12 @@ class Builder:
         out: Group = []
         for target in targets:
             if _only_quantity(target) and all(t.action in ("on", "off") for t in tails):
-                out.append(Clause("select", target))  # 两个都关: an answer naming them all
+                if target.count is None and len(tails) == 1:
+                    # 都关掉 / 全部打开: everything (the power of it, resolver/resolve.py),
+                    # or, said to a waiting question, all it offered (planner/dialogue.py).
+                    out.append(Clause(tails[0].action, target))
+                else:
+                    out.append(Clause("select", target))  # 两个都关: an answer naming two
                 continue
             scene = self._scene_of(target)
             for tail in tails:

@@ -200,6 +200,11 @@ TEMPLATES: Final[Mapping[str, str]] = {
     "word.attribute": "{attribute:attribute}",
     "word.state_yes": "{attribute:state_yes}",
     "word.state_no": "{attribute:state_no}",
+    # Issue 21 (counts, complaints, changing a running scene).
+    "refuse.count_too_large": "只有 {found} 个{noun}",
+    "refuse.complaint_none": "{place}没有能{remedy:remedy}的设备",
+    "ask.complaint_room": "要{remedy:remedy}哪个房间？",
+    "ask.other_scene": "已停下{scene}，要换成哪个？{names:or}",
 }
 """Every reply phrase, by key."""
 

@@ -254,6 +254,8 @@ class Resolver:
             candidates, match_kind = found
             if scope is not None:
                 candidates = tuple(d for d in candidates if d in scope)
+            if not target.is_set and len(target.places) > 1 and candidates:
+                return self._per_place(clause, candidates, target, session, match_kind)
         else:
             if not target.places and target.type_word and not target.is_set:
                 # The name rule comes before the type rule: a type word that is a device's
@@ -269,6 +271,10 @@ class Resolver:
                 if known is not None:
                     return self._single(clause, known.devices, session, focus, target, known.kind)
             candidates = self._typed_in(target.device_type, scope)
+            if target.device_type is None and clause.action in ("on", "off"):
+                # 都关掉 / 除了卧室灯都关掉: "everything" is what 关/开 switches the power of,
+                # never a lock, valve, cover or garage door (their 关 is another command).
+                candidates = tuple(d for d in candidates if "onoff" in self._capabilities[d])
         for excluded in target.exclude:
             removed = self._excluded(excluded, session, focus)
             if isinstance(removed, Refuse | Ask):
@@ -319,6 +325,9 @@ class Resolver:
             return Found((able[0],))
         if target.count is not None and target.count != len(able):
             noun = target.type_word or (target.name.text if target.name else say("word.device"))
+            if target.count > len(able):
+                # 关闭三个插座 with two: no answer picks three of two, so say how many there are.
+                return Refuse(say("refuse.count_too_large", found=len(able), noun=noun))
             question = say(
                 "ask.which_count",
                 found=len(able),
@@ -328,6 +337,33 @@ class Resolver:
             )
             return Ask(able, question)
         return Found(able)
+
+    def _per_place(
+        self,
+        clause: Clause,
+        candidates: tuple[str, ...],
+        target: Target,
+        session: Session,
+        match: MatchKind,
+    ) -> Resolution:
+        """打开客厅和书房的台灯: several places and one name mean that name in each place, a
+        set; a place with several such asks about that place alone. A place with none adds
+        nothing, as it would to 客厅和卧室的灯 (the caller saw some place has one)."""
+        found: list[str] = []
+        for place in target.places:
+            scope = self._places((place,), session, ())
+            if not isinstance(scope, set):
+                return scope if scope is not None else Refuse(self._not_found(target))
+            here = tuple(d for d in candidates if d in scope)
+            if not here:
+                continue
+            able = self._able(here, clause)
+            if len(able) > 1:
+                return Ask(able, self._question(able, clause))
+            if not able:
+                return Refuse(self._cannot(here, clause))
+            found.extend(able)
+        return Found(self._sorted(found), match)
 
     # --- pieces -------------------------------------------------------------
 
