@@ -75,6 +75,16 @@ WORDS: Final[Mapping[str, Mapping[str, str]]] = {
         "open": "阀门状态",
     },
     "mode": {"cool": "制冷", "heat": "制热", "dry": "除湿", "fan": "送风", "auto": "自动"},
+    # Issue 21: what a complaint asks for (太热了 → 降温).
+    "remedy": {
+        "hot": "降温",
+        "cold": "取暖",
+        "dark": "照明",
+        "bright": "调暗",
+        "loud": "调小声",
+        "dry": "加湿",
+        "damp": "除湿",
+    },
     "speed": {"low": "低速", "medium": "中速", "high": "高速", "auto": "自动"},
     # The unit a value is said with (26度, 50%), and the shorter list a range is said with
     # (可调范围是0到100: a percentage range reads without its %).
@@ -205,6 +215,8 @@ TEMPLATES: Final[Mapping[str, str]] = {
     "refuse.complaint_none": "{place}没有能{remedy:remedy}的设备",
     "ask.complaint_room": "要{remedy:remedy}哪个房间？",
     "ask.other_scene": "已停下{scene}，要换成哪个？{names:or}",
+    "refuse.complaint_off": "{name}没开着，没有可以{remedy:remedy}的",
+    "done.complaint_on_already": "{name}已经开着了",
 }
 """Every reply phrase, by key."""
 

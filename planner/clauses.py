@@ -8,8 +8,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
 from jiayu.catalog import is_high_risk, params_error
+from jiayu.compiler.build import complaint_of
 from jiayu.ir import Clause, Command, Condition, Target
-from jiayu.planner import conditions, preferences, queries, timers
+from jiayu.planner import complaints, conditions, preferences, queries, timers
 from jiayu.planner.device import Meanings, Refusal, needs_read, plan
 from jiayu.planner.draft import Draft
 from jiayu.planner.plan import Batch
@@ -133,6 +134,8 @@ def apply(
         )
         return ()
     devices = resolution.devices
+    if complaint_of(clause) is not None:
+        return complaints.act(draft, clause, devices, focus, rest)  # 太热了: the actuator helps
     if clause.action == "query":
         queries.query(draft, clause, devices)
         return devices

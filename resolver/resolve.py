@@ -13,10 +13,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from jiayu.actions import can_do
+from jiayu.compiler.build import complaint_of
+from jiayu.grammar.vocab import COMPLAINT_REMEDIES, COMPLAINTS_ON_ONLY
 from jiayu.grammar.phrases import ACTION_WORDS as ACTION_WORDS  # engine.py imports it from here
 from jiayu.grammar.phrases import say
 from jiayu.home import Home
-from jiayu.ir import Clause, MatchKind, Place, Target
+from jiayu.ir import Clause, MatchKind, Place, Target, Value
 from jiayu.resolver.names import FUZZY_MARGIN, NameIndex, NameMatch
 from jiayu.resolver.session import Session
 from jiayu.text import shown
@@ -108,6 +110,9 @@ class Resolver:
         """Devices for `clause`; `focus` are rooms said earlier in the utterance (nearest last),
         `previous` the devices of the previous clause (for a clause with no target), `area` the
         speaker's room (这里, and what a place-less ambiguous clause takes)."""
+        complaint = complaint_of(clause)
+        if complaint is not None:
+            return self._complaint(clause, complaint, area)
         target = clause.target
         if target is None:
             return self._carried(clause, session, previous)
@@ -337,6 +342,35 @@ class Resolver:
             )
             return Ask(able, question)
         return Found(able)
+
+    def _complaint(self, clause: Clause, kind: str, area: str | None) -> Resolution:
+        """太热了: the obvious actuator in the room said, else in the speaker's room; one is
+        acted on, several asked among, none refused; with no room, the room is asked."""
+        places = clause.target.places if clause.target is not None else ()
+        if not places and area is not None:
+            places = (Place("room", area, self.home.room(area).name),)
+        if not places:
+            return Ask((), say("ask.complaint_room", remedy=kind))
+        scope = self._places(places, None, (), area)
+        if not isinstance(scope, set):
+            return scope if scope is not None else Ask((), say("ask.complaint_room", remedy=kind))
+        types, step = COMPLAINT_REMEDIES[kind]
+        able = [
+            d
+            for d in self._sorted(scope)
+            if any(self.home.device(d).serves_as(t) for t in types)
+        ]
+        if step is not None and kind in COMPLAINTS_ON_ONLY:
+            # A dimmer, a quieter: only what can make that step is an actuator of it.
+            attribute, direction = step
+            stepped = Clause("adjust", None, Value("relative", attribute, direction=direction))
+            able = list(self._able(able, stepped))
+        if not able:
+            place = "、".join(p.text for p in places)
+            return Refuse(say("refuse.complaint_none", place=place, remedy=kind))
+        if len(able) > 1:
+            return Ask(tuple(able), self._question(able, clause))
+        return Found((able[0],))
 
     def _per_place(
         self,
