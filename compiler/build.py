@@ -354,6 +354,9 @@ class Builder:
         value = Value("relative", word=COMPLAINT_PREFIX + kind)
         return [Clause("adjust", Target(places=places) if places else None, value)]
 
+    def change_scene(self, _t: Leaf) -> Group:
+        return [Clause("scene")]  # 换个风格: a scene, which one still to be said
+
     def repeat(self, _t: Leaf) -> Group:
         return [Clause("repeat")]
 

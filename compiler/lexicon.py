@@ -511,12 +511,19 @@ def _spoken(tokens: list[Token]) -> list[Token]:
     - 佢 after its clause has named a target resumes it (開咗TV佢): a particle;
     - 啲 not after an adjective or verb (熄晒啲燈) is "the", and 晒 ending a clause (全部熄晒)
       repeats the 都 already said: particles;
-    - 好的/行 right before 那就 (好的，那就关灯吧) agrees with oneself, it confirms nothing;
+    - 好的 right before 那就 (好的，那就关灯吧) agrees with oneself, it confirms nothing;
     - 取消 … 静音 around the device (取消客厅电视静音) is 取消静音 said in two parts;
     - a cancel word said again (算了不要了, 不用了算了) is one cancel."""
     out = list(tokens)
+    words = [i for i, t in enumerate(tokens) if t.kind != FILLER]
+    said = [tokens[i] for i in words]
+    # 好的，那就关灯吧: 好的 runs into 那就 and what follows; a comma between is no pause.
+    then = 2 if len(said) > 3 and said[1].kind == "SEP" and not said[1].text.isalnum() else 1
+    if said and said[0].kind == "CONFIRM" and len(said) > then + 1 and said[then].kind == "THEN":
+        for i in words[: then + 1]:
+            out[i] = _as(tokens[i], FILLER, None)
     clause: list[int] = []  # indexes of this clause's words (fillers left out)
-    for i, token in enumerate(tokens):
+    for i, token in enumerate(out):
         if token.kind == FILLER:
             continue
         if token.kind in _CLAUSE_START:
@@ -541,15 +548,14 @@ def _clause_roles(out: list[Token], clause: list[int]) -> None:
                 out[i] = _as(token, FILLER, None)
         elif token.kind == "IT" and token.text == "佢" and named:
             out[i] = _as(token, FILLER, None)
-        elif token.kind == "YIDIAN" and token.text == "啲" and (
-            before is None or before.kind not in _DI_AFTER
+        elif (
+            token.kind == "YIDIAN"
+            and token.text == "啲"
+            and (before is None or before.kind not in _DI_AFTER)
         ):
             out[i] = _as(token, FILLER, None)
         elif token.kind == "DOU" and token.text == "晒" and not rest:
             out[i] = _as(token, FILLER, None)
-        elif token.kind == "CONFIRM" and n == 0 and rest and rest[0].kind == "THEN" and rest[1:]:
-            out[i] = _as(token, FILLER, None)
-            out[clause[1]] = _as(rest[0], FILLER, None)
         elif (
             token.kind == "CANCEL"
             and token.text == "取消"
@@ -559,7 +565,9 @@ def _clause_roles(out: list[Token], clause: list[int]) -> None:
         ):
             out[i] = _as(token, FILLER, None)
             last = clause[-1]
-            out[last] = Token("MEDIA", "取消静音", out[last].said, out[last].start, "exact", "unmute")
+            out[last] = Token(
+                "MEDIA", "取消静音", out[last].said, out[last].start, "exact", "unmute"
+            )
         elif token.kind == "CANCEL" and before is not None and before.kind == "CANCEL":
             out[i] = _as(token, FILLER, None)
         if token.kind in _KEEPABLE or token.kind == "IT":

@@ -214,7 +214,8 @@ TEMPLATES: Final[Mapping[str, str]] = {
     "refuse.count_too_large": "只有 {found} 个{noun}",
     "refuse.complaint_none": "{place}没有能{remedy:remedy}的设备",
     "ask.complaint_room": "要{remedy:remedy}哪个房间？",
-    "ask.other_scene": "已停下{scene}，要换成哪个？{names:or}",
+    "ask.other_scene": "要换成哪个场景？{names:or}",
+    "refuse.no_scenes": "家里还没有设置场景",
     "refuse.complaint_off": "{name}没开着，没有可以{remedy:remedy}的",
     "done.complaint_on_already": "{name}已经开着了",
 }

@@ -96,8 +96,6 @@ FILLERS = (
     "劳驾",
     "帮个忙",
     "帮个忙吧",
-    "好的那就",
-    "好那就",
     "埋",
     "喇",
     "嘞",
@@ -171,6 +169,8 @@ TABLES: dict[str, dict[str, Any]] = {
             "放下",
             "闩",
             "闩咗",
+            "锁咗",
+            "锁埋",
             "闩埋",
             "熄",
             "熄咗",
@@ -294,7 +294,6 @@ TABLES: dict[str, dict[str, Any]] = {
         "大声": ("volume", 1, 0),
         "小声": ("volume", -1, 0),
         "细声": ("volume", -1, 0),
-        "细声啲": ("volume", -1, 0),
         "中": (None, 0, 0),
         "强": (None, 1, 0),
         "弱": (None, -1, 0),
@@ -539,7 +538,9 @@ TABLES: dict[str, dict[str, Any]] = {
         )
     },
     "DE": dict.fromkeys(("的", "里的", "里面的", "那边的", "这边的", "嘅", "里", "里面"), "de"),
-    "AND": dict.fromkeys(("和", "跟", "与", "及", "以及", "还有", "、", "和那个", "加上", "同"), "and"),
+    "AND": dict.fromkeys(
+        ("和", "跟", "与", "及", "以及", "还有", "、", "和那个", "加上", "同"), "and"
+    ),
     "SEP": dict.fromkeys(
         (
             ",",
@@ -572,10 +573,20 @@ TABLES: dict[str, dict[str, Any]] = {
     ),
     "DOU": dict.fromkeys(("都", "全", "全都", "统统", "通通", "都给", "一律", "晒"), "all"),
     "ANY": dict.fromkeys(
-        ("随便一个", "任意一个", "随便哪个", "任何一个", "随便一盏", "随便", "任意", "任选", "随便挑"),
+        (
+            "随便一个",
+            "任意一个",
+            "随便哪个",
+            "任何一个",
+            "随便一盏",
+            "随便",
+            "任意",
+            "任选",
+            "随便挑",
+        ),
         "any",
     ),
-    "EXCEPT": dict.fromkeys(("除", "除了", "除去", "除开", "不包括", "除掉"), "except"),
+    "EXCEPT": dict.fromkeys(("除", "除了", "除去", "除开", "不包括", "除掉", "除咗"), "except"),
     "EXCEPT_END": dict.fromkeys(("以外", "之外", "外", "以外的", "之外的"), "end"),
     # Said after what they take away (卧室除外, 起夜灯留着); 不用关 and 别关 after a set are
     # negated clauses that compiler/build.py turns into exclusions of that set.
@@ -735,6 +746,9 @@ TABLES: dict[str, dict[str, Any]] = {
         "在工作吗": ("on", True),
         "在吹吗": ("on", True),
         "系唔系开咗": ("on", True),
+        "着咗未": ("on", True),
+        "着咗未呀": ("on", True),
+        "着紧未": ("on", True),
         "系唔系开着": ("on", True),
         "开咗未": ("on", True),
         "开咗吗": ("on", True),
@@ -1124,16 +1138,62 @@ TABLES: dict[str, dict[str, Any]] = {
 # Complaints about the room (seed 003: 环境抱怨 → 假设明显执行器): each names what the
 # obvious actuator should do. 了/啊 after them are fillers.
 _COMPLAINTS: dict[str, tuple[str, ...]] = {
-    "hot": ("太热", "好热", "有点热", "很热", "真热", "热死了", "热死", "闷", "好闷", "太闷", "有点闷",
-            "闷热", "好闷热", "太闷热", "闷得慌"),
-    "cold": ("太冷", "好冷", "有点冷", "很冷", "真冷", "冷死了", "冻死了", "好冻", "太冻", "有点冻"),
-    "dark": ("太暗", "好暗", "有点暗", "很暗", "看不清", "看不清楚", "看不见", "太黑", "好黑",
-             "有点黑"),
+    "hot": (
+        "太热",
+        "好热",
+        "有点热",
+        "很热",
+        "真热",
+        "热死了",
+        "热死",
+        "闷",
+        "好闷",
+        "太闷",
+        "有点闷",
+        "闷热",
+        "好闷热",
+        "太闷热",
+        "闷得慌",
+    ),
+    "cold": (
+        "太冷",
+        "好冷",
+        "有点冷",
+        "很冷",
+        "真冷",
+        "冷死了",
+        "冻死了",
+        "好冻",
+        "太冻",
+        "有点冻",
+    ),
+    "dark": (
+        "太暗",
+        "好暗",
+        "有点暗",
+        "很暗",
+        "看不清",
+        "看不清楚",
+        "看不见",
+        "太黑",
+        "好黑",
+        "有点黑",
+    ),
     "bright": ("太亮", "好亮", "有点亮", "很亮", "刺眼", "太刺眼", "好刺眼", "有点刺眼", "晃眼"),
     "loud": ("太吵", "好吵", "有点吵", "很吵", "吵死了", "太嘈", "好嘈", "太大声", "好大声"),
     "dry": ("太干", "好干", "有点干", "很干", "太干燥", "好干燥", "有点干燥"),
-    "damp": ("太潮", "好潮", "有点潮", "很潮", "太潮湿", "好潮湿", "太湿", "好湿",
-             "有点湿", "回南天"),
+    "damp": (
+        "太潮",
+        "好潮",
+        "有点潮",
+        "很潮",
+        "太潮湿",
+        "好潮湿",
+        "太湿",
+        "好湿",
+        "有点湿",
+        "回南天",
+    ),
 }
 
 # What each complaint asks of a device: the types that are its obvious actuator, and the
@@ -1152,6 +1212,26 @@ COMPLAINT_REMEDIES: dict[str, tuple[tuple[str, ...], tuple[str, int] | None]] = 
 COMPLAINTS_ON_ONLY = frozenset({"bright", "loud"})
 
 TABLES["COMPLAINT"] = {word: kind for kind, words in _COMPLAINTS.items() for word in words}
+
+# 换个风格 while a background scene runs (seed 004): stop it and ask which scene is next.
+TABLES["CHANGE"] = dict.fromkeys(
+    (
+        "换个风格",
+        "换一个风格",
+        "换种风格",
+        "换一种风格",
+        "换个场景",
+        "换一个场景",
+        "换个氛围",
+        "换一个氛围",
+        "换个模式",
+        "换一个模式",
+        "换一个",
+        "换个",
+        "换一种",
+    ),
+    "change",
+)
 
 # Verb-object words whose verb is also a type word (锁门: 锁 is 门锁 too): lexed as the
 # tokens they stand for, each (kind, canonical text, payload, characters said).

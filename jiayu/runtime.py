@@ -144,7 +144,9 @@ class Runtime:
             engine.warm()
             reply = announce(draft)
             if draft.stop_scene and self.scenes.cancel():
-                reply = "好的，已经停下了。"
+                # 换个风格 asks which scene is next: the question follows the news.
+                asks = decided(draft) == "clarify"
+                reply = f"好的，已经停下了。{reply}" if asks else "好的，已经停下了。"
             if session.messages:
                 reply = "。".join([*session.messages, reply])
                 session.messages.clear()

@@ -9,6 +9,7 @@ from dataclasses import replace
 
 from jiayu.catalog import is_high_risk, params_error
 from jiayu.compiler.build import complaint_of
+from jiayu.grammar.phrases import say
 from jiayu.ir import Clause, Command, Condition, Target
 from jiayu.planner import complaints, conditions, preferences, queries, timers
 from jiayu.planner.device import Meanings, Refusal, needs_read, plan
@@ -222,7 +223,15 @@ def queue(
 
 
 def _scene(draft: Draft, clause: Clause) -> tuple[str, ...]:
-    assert clause.scene is not None
+    if clause.scene is None:
+        # 换个风格 (seed 004): the running scene stops, and the next one is asked for.
+        draft.stop_scene = True
+        names = [shown(s.name) for s in draft.home.scenes]
+        if not names:
+            draft.say("rejected", say("refuse.no_scenes"))
+            return ()
+        draft.say("clarify", say("ask.other_scene", names=names))
+        return ()
     scene = draft.home.scene(clause.scene)
     commands = [Command(s.device, s.command, dict(s.params)) for s in scene.steps]
     queue(draft, commands, None, scene=scene.name)
