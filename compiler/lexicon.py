@@ -502,7 +502,7 @@ def _as(token: Token, kind: str, value: Any) -> Token:
 # 随便/任意 said on their own (随便开一盏灯, 开任意一盏灯): "any one", carried by the count.
 _ANY_ALONE = frozenset({"随便", "任意", "任选", "随便挑"})
 # What a Cantonese 啲 follows when it means 一点 (暗啲, 大声啲); elsewhere it is "the" (啲灯).
-_DI_AFTER = frozenset({"ADJ", "REL", "ON", "OFF"})
+_DI_AFTER = frozenset({"ADJ", "REL"})
 
 
 def _spoken(tokens: list[Token]) -> list[Token]:
@@ -546,15 +546,15 @@ def _clause_roles(out: list[Token], clause: list[int]) -> None:
             if one is not None:
                 out[one] = _as(out[one], "ANY", "any")
                 out[i] = _as(token, FILLER, None)
-        elif token.kind == "IT" and token.text == "佢" and named:
-            out[i] = _as(token, FILLER, None)
         elif (
-            token.kind == "YIDIAN"
-            and token.text == "啲"
-            and (before is None or before.kind not in _DI_AFTER)
+            (token.kind == "IT" and token.text == "佢" and named)
+            or (
+                token.kind == "YIDIAN"
+                and token.text == "啲"
+                and (before is None or before.kind not in _DI_AFTER)
+            )
+            or (token.kind == "DOU" and token.text == "晒" and not rest)
         ):
-            out[i] = _as(token, FILLER, None)
-        elif token.kind == "DOU" and token.text == "晒" and not rest:
             out[i] = _as(token, FILLER, None)
         elif (
             token.kind == "CANCEL"

@@ -237,11 +237,14 @@ TABLES: dict[str, dict[str, Any]] = {
             "来点",
             "弄个",
             "开成",
+            "校到",
+            "校去",
+            "校成",
         ),
         "set",
     ),
     # A verb that names its target before the value: 设置空调温度为26度.
-    "SETV": dict.fromkeys(("设置", "设定", "调", "调整"), "set"),
+    "SETV": dict.fromkeys(("设置", "设定", "调", "调整", "校"), "set"),
     "TO": dict.fromkeys(("到", "为", "成", "至", "在"), "to"),
     # Relative changes: (attribute or None, direction, warmth).
     "REL": {

@@ -14,9 +14,9 @@ from dataclasses import dataclass, replace
 
 from jiayu.actions import can_do
 from jiayu.compiler.build import complaint_of
-from jiayu.grammar.vocab import COMPLAINT_REMEDIES, COMPLAINTS_ON_ONLY
 from jiayu.grammar.phrases import ACTION_WORDS as ACTION_WORDS  # engine.py imports it from here
 from jiayu.grammar.phrases import say
+from jiayu.grammar.vocab import COMPLAINT_REMEDIES, COMPLAINTS_ON_ONLY
 from jiayu.home import Home
 from jiayu.ir import Clause, MatchKind, Place, Target, Value
 from jiayu.resolver.names import FUZZY_MARGIN, NameIndex, NameMatch
@@ -356,9 +356,7 @@ class Resolver:
             return scope if scope is not None else Ask((), say("ask.complaint_room", remedy=kind))
         types, step = COMPLAINT_REMEDIES[kind]
         able = [
-            d
-            for d in self._sorted(scope)
-            if any(self.home.device(d).serves_as(t) for t in types)
+            d for d in self._sorted(scope) if any(self.home.device(d).serves_as(t) for t in types)
         ]
         if step is not None and kind in COMPLAINTS_ON_ONLY:
             # A dimmer, a quieter: only what can make that step is an actuator of it.
