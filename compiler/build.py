@@ -130,6 +130,18 @@ class _Number:
     unit: Any
 
 
+COMPLAINT_PREFIX = "complaint:"
+"""A complaint (太热了) is a relative change whose `Value.word` is this and its kind (hot)."""
+
+
+def complaint_of(clause: Clause) -> str | None:
+    """The kind of complaint a clause is (hot, dark, …), or None for any other clause."""
+    word = clause.value.word if clause.value is not None else None
+    if clause.action == "adjust" and word is not None and word.startswith(COMPLAINT_PREFIX):
+        return word[len(COMPLAINT_PREFIX) :]
+    return None
+
+
 def _set_attribute(attribute: str | None) -> str | None:
     # In a command, 温度 and 湿度 are the set point; in a query or a condition, the sensors.
     return {"temperature": "target_temperature", "humidity": "target_humidity"}.get(
@@ -185,6 +197,10 @@ class Builder:
                     "unexpected_word",
                     self._select_at.get(id(clause), 0),
                 )
+        if any(complaint_of(c) is None for c in clauses):
+            # 太热了，把空调调到24度: the complaint is the reason for what follows, not a
+            # command of its own.
+            clauses = [c for c in clauses if complaint_of(c) is None]
         if len(clauses) == 1 and clauses[0].action == "stop" and clauses[0].target is None:
             clauses = [Clause("cancel")]  # 停下 alone stops what jiayu is doing: a cancel
         return Body(tuple(clauses))
@@ -287,7 +303,12 @@ class Builder:
         out: Group = []
         for target in targets:
             if _only_quantity(target) and all(t.action in ("on", "off") for t in tails):
-                out.append(Clause("select", target))  # 两个都关: an answer naming them all
+                if target.count is None and len(tails) == 1:
+                    # 都关掉 / 全部打开: everything (the power of it, resolver/resolve.py),
+                    # or, said to a waiting question, all it offered (planner/dialogue.py).
+                    out.append(Clause(tails[0].action, target))
+                else:
+                    out.append(Clause("select", target))  # 两个都关: an answer naming two
                 continue
             scene = self._scene_of(target)
             for tail in tails:
@@ -326,6 +347,20 @@ class Builder:
             self._select_at[id(clause)] = targets.start
             clauses.append(clause)
         return clauses
+
+    def complaint(self, *children: Any) -> Group:
+        # 太热了 / 书房有点闷: a relative change the obvious actuator makes (which, and how,
+        # is the resolver's and planner/complaints.py's); the target says only where.
+        targets = children[0] if isinstance(children[0], _Targets) else None
+        kind = self._payload(children[-1])
+        if targets is not None and not all(t.is_place_only and not t.exclude for t in targets):
+            raise Unsupported("a complaint names a place, not a device", "unexpected_word")
+        places = tuple(p for t in targets or () for p in t.places)
+        value = Value("relative", word=COMPLAINT_PREFIX + kind)
+        return [Clause("adjust", Target(places=places) if places else None, value)]
+
+    def change_scene(self, _t: Leaf) -> Group:
+        return [Clause("scene")]  # 换个风格: a scene, which one still to be said
 
     def repeat(self, _t: Leaf) -> Group:
         return [Clause("repeat")]

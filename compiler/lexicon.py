@@ -345,7 +345,7 @@ def _tokens(text: str, path: list[tuple[int, int, Any, MatchKind]]) -> list[Toke
             tokens.append(Token("NUM", said, said, start, "exact", what))
     if unknown_from >= 0:
         tokens.append(_unknown(text, unknown_from, len(text)))
-    return _roles(_adverbs(_counts(tokens)))
+    return _spoken(_roles(_adverbs(_counts(tokens))))
 
 
 def _unknown(text: str, start: int, end: int) -> Token:
@@ -502,3 +502,82 @@ def _roles(tokens: list[Token]) -> list[Token]:
 
 def _as(token: Token, kind: str, value: Any) -> Token:
     return Token(kind, token.text, token.said, token.start, token.match, value)
+
+
+# 随便/任意 said on their own (随便开一盏灯, 开任意一盏灯): "any one", carried by the count.
+_ANY_ALONE = frozenset({"随便", "任意", "任选", "随便挑"})
+# What a Cantonese 啲 follows when it means 一点 (暗啲, 大声啲); elsewhere it is "the" (啲灯).
+_DI_AFTER = frozenset({"ADJ", "REL"})
+
+
+def _spoken(tokens: list[Token]) -> list[Token]:
+    """Everyday words whose role depends on the rest of their clause:
+    - 随便/任意 before a verb or a count: the count of one (or the verb's target) is "any";
+    - 佢 after its clause has named a target resumes it (開咗TV佢): a particle;
+    - 啲 not after an adjective or verb (熄晒啲燈) is "the", and 晒 ending a clause (全部熄晒)
+      repeats the 都 already said: particles;
+    - 好的 right before 那就 (好的，那就关灯吧) agrees with oneself, it confirms nothing;
+    - 取消 … 静音 around the device (取消客厅电视静音) is 取消静音 said in two parts;
+    - a cancel word said again (算了不要了, 不用了算了) is one cancel."""
+    out = list(tokens)
+    words = [i for i, t in enumerate(tokens) if t.kind != FILLER]
+    said = [tokens[i] for i in words]
+    # 好的，那就关灯吧: 好的 runs into 那就 and what follows; a comma between is no pause.
+    then = 2 if len(said) > 3 and said[1].kind == "SEP" and not said[1].text.isalnum() else 1
+    if said and said[0].kind == "CONFIRM" and len(said) > then + 1 and said[then].kind == "THEN":
+        for i in words[: then + 1]:
+            out[i] = _as(tokens[i], FILLER, None)
+    clause: list[int] = []  # indexes of this clause's words (fillers left out)
+    for i, token in enumerate(out):
+        if token.kind == FILLER:
+            continue
+        if token.kind in _CLAUSE_START:
+            _clause_roles(out, clause)
+            clause = []
+            continue
+        clause.append(i)
+    _clause_roles(out, clause)
+    return out
+
+
+def _clause_roles(out: list[Token], clause: list[int]) -> None:
+    named = False
+    for n, i in enumerate(clause):
+        token = out[i]
+        before = out[clause[n - 1]] if n > 0 else None
+        rest = [out[j] for j in clause[n + 1 :]]
+        if token.kind == "ANY" and token.text in _ANY_ALONE:
+            one = next((j for j in clause[n + 1 :] if _is_count_of_one(out[j])), None)
+            if one is not None:
+                out[one] = _as(out[one], "ANY", "any")
+                out[i] = _as(token, FILLER, None)
+        elif (
+            (token.kind == "IT" and token.text == "佢" and named)
+            or (
+                token.kind == "YIDIAN"
+                and token.text == "啲"
+                and (before is None or before.kind not in _DI_AFTER)
+            )
+            or (token.kind == "DOU" and token.text == "晒" and not rest)
+        ):
+            out[i] = _as(token, FILLER, None)
+        elif (
+            token.kind == "CANCEL"
+            and token.text == "取消"
+            and rest
+            and rest[-1].kind == "MEDIA"
+            and rest[-1].value == "mute"
+        ):
+            out[i] = _as(token, FILLER, None)
+            last = clause[-1]
+            out[last] = Token(
+                "MEDIA", "取消静音", out[last].said, out[last].start, "exact", "unmute"
+            )
+        elif token.kind == "CANCEL" and before is not None and before.kind == "CANCEL":
+            out[i] = _as(token, FILLER, None)
+        if token.kind in _KEEPABLE or token.kind == "IT":
+            named = True
+
+
+def _is_count_of_one(token: Token) -> bool:
+    return token.kind == "COUNT" and token.value == 1

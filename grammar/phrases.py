@@ -109,6 +109,16 @@ WORDS: Final[Mapping[str, Mapping[str, str]]] = {
         "status": "状态",
     },
     "mode": {"cool": "制冷", "heat": "制热", "dry": "除湿", "fan": "送风", "auto": "自动"},
+    # Issue 21: what a complaint asks for (太热了 → 降温).
+    "remedy": {
+        "hot": "降温",
+        "cold": "取暖",
+        "dark": "照明",
+        "bright": "调暗",
+        "loud": "调小声",
+        "dry": "加湿",
+        "damp": "除湿",
+    },
     "speed": {"low": "低速", "medium": "中速", "high": "高速", "auto": "自动"},
     # The unit a value is said with (26度, 50%), and the shorter list a range is said with
     # (可调范围是0到100: a percentage range reads without its %).
@@ -365,6 +375,15 @@ TEMPLATES: Final[Mapping[str, str]] = {
     "told.scene_done": "{scene}已经执行完了",
     "told.scene_missed": "{scene}有{missed}步没有执行成功",
     "told.all": "{messages:sentences}",
+    # Issue 21 (counts, complaints, changing a running scene).
+    "refuse.count_too_large": "只有 {found} 个{noun}",
+    "refuse.complaint_none": "{places:list}没有能{remedy:remedy}的设备",
+    "ask.complaint_room": "要{remedy:remedy}哪个房间？",
+    "ask.other_scene": "要换成哪个场景？{names:or}",
+    "refuse.no_scenes": "家里还没有设置场景",
+    "refuse.complaint_off": "{name}没开着，没有可以{remedy:remedy}的",
+    "done.stopped_then": "好的，已经停下了。{reply}",
+    "done.complaint_on_already": "{name}已经开着了",
 }
 """Every reply phrase, by key."""
 

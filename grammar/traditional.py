@@ -253,4 +253,10 @@ TRADITIONAL: dict[str, str] = {
     "黃": "黄",
     "點": "点",
     "龍": "龙",
+    # Taiwanese and Cantonese everyday words (麻煩, 勞駕, 開著, 細聲).
+    "煩": "烦",
+    "勞": "劳",
+    "駕": "驾",
+    "著": "着",
+    "細": "细",
 }

@@ -78,12 +78,6 @@ FILLERS = (
     "啰",
     "呃",
     "那个啥",
-    "太亮了",
-    "太暗了",
-    "太热了",
-    "太冷了",
-    "好热",
-    "好冷",
     "还是",
     "请问",
     "显示",
@@ -97,6 +91,15 @@ FILLERS = (
     "咧",
     "唔该",
     "麻烦晒",
+    # Taiwanese polite openers, and Cantonese particles that add nothing to a command:
+    # 埋 (開埋 = open too), 喇/啦 (sentence-final), 佢 after what it resumes (see lexicon).
+    "劳驾",
+    "帮个忙",
+    "帮个忙吧",
+    "埋",
+    "喇",
+    "嘞",
+    "咯喎",
 )
 
 # What a preset is called before 风 or 模式 (自然风, 睡眠模式): see TABLES["PRESET"].
@@ -221,6 +224,8 @@ TABLES: dict[str, dict[str, Any]] = {
             "放下",
             "闩",
             "闩咗",
+            "锁咗",
+            "锁埋",
             "闩埋",
             "熄",
             "熄咗",
@@ -287,11 +292,14 @@ TABLES: dict[str, dict[str, Any]] = {
             "来点",
             "弄个",
             "开成",
+            "校到",
+            "校去",
+            "校成",
         ),
         "set",
     ),
     # A verb that names its target before the value: 设置空调温度为26度.
-    "SETV": dict.fromkeys(("设置", "设定", "调", "调整"), "set"),
+    "SETV": dict.fromkeys(("设置", "设定", "调", "调整", "校"), "set"),
     "TO": dict.fromkeys(("到", "为", "成", "至", "在"), "to"),
     # Relative changes: (attribute or None, direction, warmth).
     "REL": {
@@ -343,6 +351,7 @@ TABLES: dict[str, dict[str, Any]] = {
         "热": (None, 0, 1),
         "大声": ("volume", 1, 0),
         "小声": ("volume", -1, 0),
+        "细声": ("volume", -1, 0),
         "中": (None, 0, 0),
         "强": (None, 1, 0),
         "弱": (None, -1, 0),
@@ -350,7 +359,9 @@ TABLES: dict[str, dict[str, Any]] = {
         "暖和": (None, 0, 1),
         "亮堂": ("brightness", 1, 0),
     },
-    "YIDIAN": dict.fromkeys(("一点", "一点点", "一些", "点", "些", "一点儿", "点儿", "一丢丢"), 1),
+    "YIDIAN": dict.fromkeys(
+        ("一点", "一点点", "一些", "点", "些", "一点儿", "点儿", "一丢丢", "啲", "少少"), 1
+    ),
     # Extremes: (attribute or None, direction).
     "EXTREME": {
         "最亮": ("brightness", 1),
@@ -397,6 +408,9 @@ TABLES: dict[str, dict[str, Any]] = {
         "光线": "illuminance",
         "位置": "position",
         "开合度": "position",
+        "遮光": "position",
+        "遮光度": "position",
+        "遮光率": "position",
         "开度": "position",
         "状态": "state",
         "速度": "fan_speed",
@@ -449,6 +463,7 @@ TABLES: dict[str, dict[str, Any]] = {
         "暖白色": "warm",
         "暖黄色": "warm",
         "暖白": "warm",
+        "暖黄": "warm",
         "暖色调": "warm",
         "冷白色": "cool",
         "冷白": "cool",
@@ -644,7 +659,9 @@ TABLES: dict[str, dict[str, Any]] = {
         )
     },
     "DE": dict.fromkeys(("的", "里的", "里面的", "那边的", "这边的", "嘅", "里", "里面"), "de"),
-    "AND": dict.fromkeys(("和", "跟", "与", "及", "以及", "还有", "、", "和那个", "加上"), "and"),
+    "AND": dict.fromkeys(
+        ("和", "跟", "与", "及", "以及", "还有", "、", "和那个", "加上", "同"), "and"
+    ),
     "SEP": dict.fromkeys(
         (
             ",",
@@ -675,9 +692,22 @@ TABLES: dict[str, dict[str, Any]] = {
         ("所有", "所有的", "全部", "全部的", "一切", "每个", "每一个", "每盏", "各个", "整个"),
         "all",
     ),
-    "DOU": dict.fromkeys(("都", "全", "全都", "统统", "通通", "都给", "一律"), "all"),
-    "ANY": dict.fromkeys(("随便一个", "任意一个", "随便哪个", "任何一个", "随便一盏"), "any"),
-    "EXCEPT": dict.fromkeys(("除", "除了", "除去", "除开", "不包括", "除掉"), "except"),
+    "DOU": dict.fromkeys(("都", "全", "全都", "统统", "通通", "都给", "一律", "晒"), "all"),
+    "ANY": dict.fromkeys(
+        (
+            "随便一个",
+            "任意一个",
+            "随便哪个",
+            "任何一个",
+            "随便一盏",
+            "随便",
+            "任意",
+            "任选",
+            "随便挑",
+        ),
+        "any",
+    ),
+    "EXCEPT": dict.fromkeys(("除", "除了", "除去", "除开", "不包括", "除掉", "除咗"), "except"),
     "EXCEPT_END": dict.fromkeys(("以外", "之外", "外", "以外的", "之外的"), "end"),
     # Said after what they take away (卧室除外, 起夜灯留着); 不用关 and 别关 after a set are
     # negated clauses that compiler/build.py turns into exclusions of that set.
@@ -697,6 +727,15 @@ TABLES: dict[str, dict[str, Any]] = {
             "的不要",
             "就不用了",
             "不在内",
+            "开着就行",
+            "开着就好",
+            "开着就可以",
+            "开着吧",
+            "亮着就行",
+            "亮着就好",
+            "亮着吧",
+            "留着就行",
+            "留着吧",
         ),
         "post",
     ),
@@ -836,6 +875,9 @@ TABLES: dict[str, dict[str, Any]] = {
         "在工作吗": ("on", True),
         "在吹吗": ("on", True),
         "系唔系开咗": ("on", True),
+        "着咗未": ("on", True),
+        "着咗未呀": ("on", True),
+        "着紧未": ("on", True),
         "系唔系开着": ("on", True),
         "开咗未": ("on", True),
         "开咗吗": ("on", True),
@@ -975,6 +1017,7 @@ TABLES: dict[str, dict[str, Any]] = {
     ),
     "IT": {
         "它": "it",
+        "佢": "it",
         "他": "it",
         "她": "it",
         "那个": "it",
@@ -996,6 +1039,8 @@ TABLES: dict[str, dict[str, Any]] = {
     "MEDIA": {
         "静音": "mute",
         "取消静音": "unmute",
+        "开始播放": "play",
+        "开始放": "play",
         "解除静音": "unmute",
         "关闭静音": "unmute",
         "关掉静音": "unmute",
@@ -1321,6 +1366,104 @@ TABLES: dict[str, dict[str, Any]] = {
         "最后一个": -1,
     },
 }
+
+# Complaints about the room (seed 003: 环境抱怨 → 假设明显执行器): each names what the
+# obvious actuator should do. 了/啊 after them are fillers.
+_COMPLAINTS: dict[str, tuple[str, ...]] = {
+    "hot": (
+        "太热",
+        "好热",
+        "有点热",
+        "很热",
+        "真热",
+        "热死了",
+        "热死",
+        "闷",
+        "好闷",
+        "太闷",
+        "有点闷",
+        "闷热",
+        "好闷热",
+        "太闷热",
+        "闷得慌",
+    ),
+    "cold": (
+        "太冷",
+        "好冷",
+        "有点冷",
+        "很冷",
+        "真冷",
+        "冷死了",
+        "冻死了",
+        "好冻",
+        "太冻",
+        "有点冻",
+    ),
+    "dark": (
+        "太暗",
+        "好暗",
+        "有点暗",
+        "很暗",
+        "看不清",
+        "看不清楚",
+        "看不见",
+        "太黑",
+        "好黑",
+        "有点黑",
+    ),
+    "bright": ("太亮", "好亮", "有点亮", "很亮", "刺眼", "太刺眼", "好刺眼", "有点刺眼", "晃眼"),
+    "loud": ("太吵", "好吵", "有点吵", "很吵", "吵死了", "太嘈", "好嘈", "太大声", "好大声"),
+    "dry": ("太干", "好干", "有点干", "很干", "太干燥", "好干燥", "有点干燥"),
+    "damp": (
+        "太潮",
+        "好潮",
+        "有点潮",
+        "很潮",
+        "太潮湿",
+        "好潮湿",
+        "太湿",
+        "好湿",
+        "有点湿",
+        "回南天",
+    ),
+}
+
+# What each complaint asks of a device: the types that are its obvious actuator, and the
+# step to take on one that is already on (attribute, direction); None: being on is all.
+COMPLAINT_REMEDIES: dict[str, tuple[tuple[str, ...], tuple[str, int] | None]] = {
+    "hot": (("AirConditioner",), ("target_temperature", -1)),
+    "cold": (("Heater",), ("target_temperature", 1)),
+    "dark": (("Light",), ("brightness", 1)),
+    "bright": (("Light",), ("brightness", -1)),
+    "loud": (("Television", "NetworkAudio"), ("volume", -1)),
+    "dry": (("Humidifier",), None),
+    "damp": (("Dehumidifier",), None),
+}
+# Complaints whose actuator must already be on (a dimmer, a quieter): turning one on is no
+# remedy for too much light or noise.
+COMPLAINTS_ON_ONLY = frozenset({"bright", "loud"})
+
+TABLES["COMPLAINT"] = {word: kind for kind, words in _COMPLAINTS.items() for word in words}
+
+# 换个风格 while a background scene runs (seed 004): stop it and ask which scene is next.
+TABLES["CHANGE"] = dict.fromkeys(
+    (
+        "换个风格",
+        "换一个风格",
+        "换种风格",
+        "换一种风格",
+        "换个场景",
+        "换一个场景",
+        "换个氛围",
+        "换一个氛围",
+        "换个模式",
+        "换一个模式",
+        "换一个",
+        "换个",
+        "换一种",
+    ),
+    "change",
+)
 
 # Verb-object words whose verb is also a type word (锁门: 锁 is 门锁 too): lexed as the
 # tokens they stand for, each (kind, canonical text, payload, characters said).

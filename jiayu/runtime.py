@@ -145,7 +145,9 @@ class Runtime:
             engine.warm()
             reply = announce(draft)
             if draft.stop_scene and self.scenes.cancel():
-                reply = say("done.stopped")
+                # 换个风格 asks which scene is next: the question follows the news.
+                asks = decided(draft) == "clarify"
+                reply = say("done.stopped_then", reply=reply) if asks else say("done.stopped")
             if session.messages:
                 reply = say("told.all", messages=[*session.messages, reply])
                 session.messages.clear()

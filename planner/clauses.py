@@ -8,10 +8,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
 from jiayu.catalog import is_high_risk, params_error
+from jiayu.compiler.build import complaint_of
 from jiayu.compiler.understand import said_words
 from jiayu.grammar.phrases import say
 from jiayu.ir import Clause, Command, Condition, Target
-from jiayu.planner import conditions, preferences, queries, timers
+from jiayu.planner import complaints, conditions, preferences, queries, timers
 from jiayu.planner.device import Meanings, Refusal, needs_read, plan
 from jiayu.planner.draft import Draft
 from jiayu.planner.plan import Batch
@@ -132,6 +133,8 @@ def apply(
         )
         return ()
     devices = resolution.devices
+    if complaint_of(clause) is not None:
+        return complaints.act(draft, clause, devices, focus, rest)  # 太热了: the actuator helps
     if clause.action == "query":
         queries.query(draft, clause, devices)
         return devices
@@ -218,7 +221,15 @@ def queue(
 
 
 def _scene(draft: Draft, clause: Clause) -> tuple[str, ...]:
-    assert clause.scene is not None
+    if clause.scene is None:
+        # 换个风格 (seed 004): the running scene stops, and the next one is asked for.
+        draft.stop_scene = True
+        names = [shown(s.name) for s in draft.home.scenes]
+        if not names:
+            draft.say("rejected", say("refuse.no_scenes"))
+            return ()
+        draft.say("clarify", say("ask.other_scene", names=names))
+        return ()
     scene = draft.home.scene(clause.scene)
     commands = [Command(s.device, s.command, dict(s.params)) for s in scene.steps]
     queue(draft, commands, None, scene=scene.name)

@@ -118,6 +118,10 @@ def _answer(draft: Draft, pending: PendingClarify, first: Clause) -> Resolution 
     resolver = draft.ctx.resolver
     if first.action == "confirm" and pending.options and pending.yes_no:
         return Found(pending.options)  # 你是说客厅灯吗？— 对
+    if first.action in ("on", "off") and first.target is not None and first.target.is_set:
+        quantity = replace(first.target, quantifier="one", count=None)
+        if quantity == type(first.target)():
+            first = replace(first, action="select")  # 都关掉, said to 要关闭哪个？: all of them
     if first.action != "select":
         return None
     if pending.options:

@@ -13,9 +13,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from jiayu.actions import can_do
+from jiayu.compiler.build import complaint_of
 from jiayu.grammar.phrases import say
+from jiayu.grammar.vocab import COMPLAINT_REMEDIES, COMPLAINTS_ON_ONLY
 from jiayu.home import Home
-from jiayu.ir import Clause, MatchKind, Place, Target
+from jiayu.ir import Clause, MatchKind, Place, Target, Value
 from jiayu.resolver.names import FUZZY_MARGIN, NameIndex, NameMatch
 from jiayu.resolver.session import Session
 from jiayu.text import shown
@@ -107,6 +109,9 @@ class Resolver:
         """Devices for `clause`; `focus` are rooms said earlier in the utterance (nearest last),
         `previous` the devices of the previous clause (for a clause with no target), `area` the
         speaker's room (这里, and what a place-less ambiguous clause takes)."""
+        complaint = complaint_of(clause)
+        if complaint is not None:
+            return self._complaint(clause, complaint, area)
         target = clause.target
         if target is None:
             return self._carried(clause, session, previous)
@@ -253,6 +258,8 @@ class Resolver:
             candidates, match_kind = found
             if scope is not None:
                 candidates = tuple(d for d in candidates if d in scope)
+            if not target.is_set and len(target.places) > 1 and candidates:
+                return self._per_place(clause, candidates, target, session, match_kind)
         else:
             if not target.places and target.type_word and not target.is_set:
                 # The name rule comes before the type rule: a type word that is a device's
@@ -268,6 +275,10 @@ class Resolver:
                 if known is not None:
                     return self._single(clause, known.devices, session, focus, target, known.kind)
             candidates = self._typed_in(target.device_type, scope)
+            if target.device_type is None and clause.action in ("on", "off"):
+                # 都关掉 / 除了卧室灯都关掉: "everything" is what 关/开 switches the power of,
+                # never a lock, valve, cover or garage door (their 关 is another command).
+                candidates = tuple(d for d in candidates if "onoff" in self._capabilities[d])
         for excluded in target.exclude:
             removed = self._excluded(excluded, session, focus)
             if isinstance(removed, Refuse | Ask):
@@ -318,6 +329,9 @@ class Resolver:
             return Found((able[0],))
         if target.count is not None and target.count != len(able):
             noun = target.type_word or (target.name.text if target.name else say("word.device"))
+            if target.count > len(able):
+                # 关闭三个插座 with two: no answer picks three of two, so say how many there are.
+                return Refuse(say("refuse.count_too_large", found=len(able), noun=noun))
             question = say(
                 "ask.which_count",
                 found=len(able),
@@ -327,6 +341,61 @@ class Resolver:
             )
             return Ask(able, question)
         return Found(able)
+
+    def _complaint(self, clause: Clause, kind: str, area: str | None) -> Resolution:
+        """太热了: the obvious actuator in the room said, else in the speaker's room; one is
+        acted on, several asked among, none refused; with no room, the room is asked."""
+        places = clause.target.places if clause.target is not None else ()
+        if not places and area is not None:
+            places = (Place("room", area, self.home.room(area).name),)
+        if not places:
+            return Ask((), say("ask.complaint_room", remedy=kind))
+        scope = self._places(places, None, (), area)
+        if not isinstance(scope, set):
+            return scope if scope is not None else Ask((), say("ask.complaint_room", remedy=kind))
+        types, step = COMPLAINT_REMEDIES[kind]
+        able = [
+            d for d in self._sorted(scope) if any(self.home.device(d).serves_as(t) for t in types)
+        ]
+        if step is not None and kind in COMPLAINTS_ON_ONLY:
+            # A dimmer, a quieter: only what can make that step is an actuator of it.
+            attribute, direction = step
+            stepped = Clause("adjust", None, Value("relative", attribute, direction=direction))
+            able = list(self._able(able, stepped))
+        if not able:
+            return Refuse(
+                say("refuse.complaint_none", places=[p.text for p in places], remedy=kind)
+            )
+        if len(able) > 1:
+            return Ask(tuple(able), self._question(able, clause))
+        return Found((able[0],))
+
+    def _per_place(
+        self,
+        clause: Clause,
+        candidates: tuple[str, ...],
+        target: Target,
+        session: Session,
+        match: MatchKind,
+    ) -> Resolution:
+        """打开客厅和书房的台灯: several places and one name mean that name in each place, a
+        set; a place with several such asks about that place alone. A place with none adds
+        nothing, as it would to 客厅和卧室的灯 (the caller saw some place has one)."""
+        found: list[str] = []
+        for place in target.places:
+            scope = self._places((place,), session, ())
+            if not isinstance(scope, set):
+                return scope if scope is not None else Refuse(self._not_found(target))
+            here = tuple(d for d in candidates if d in scope)
+            if not here:
+                continue
+            able = self._able(here, clause)
+            if len(able) > 1:
+                return Ask(able, self._question(able, clause))
+            if not able:
+                return Refuse(self._cannot(here, clause))
+            found.extend(able)
+        return Found(self._sorted(found), match)
 
     # --- pieces -------------------------------------------------------------
 
