@@ -16,7 +16,7 @@ from jiayu.planner import complaints, conditions, preferences, queries, timers
 from jiayu.planner.device import Meanings, Refusal, needs_read, plan
 from jiayu.planner.draft import Draft
 from jiayu.planner.plan import Batch
-from jiayu.planner.replies import Acknowledged, names_phrase
+from jiayu.planner.replies import Acknowledged, asked_verb, names_phrase
 from jiayu.resolver.resolve import Ask, Found, Refuse, Resolution
 from jiayu.resolver.session import PendingClarify, PendingConfirm
 from jiayu.text import shown
@@ -216,7 +216,7 @@ def queue(
     if held:
         draft.held.extend(held)
         names = [shown(home.device(c.device).name) for c in held]
-        draft.say("confirm", say("ask.confirm", command=held[0].command, names=names))
+        draft.say("confirm", say("ask.confirm", command=asked_verb(held[0].command), names=names))
         draft.pending = PendingConfirm(tuple(draft.held), condition, tuple(focus), draft.text)
 
 

@@ -16,7 +16,7 @@ from jiayu.ir import Clause, Command
 from jiayu.planner import clauses as plan_clauses
 from jiayu.planner import conditions, preferences, timers
 from jiayu.planner.draft import Draft
-from jiayu.planner.replies import Acknowledged, when_phrase
+from jiayu.planner.replies import Acknowledged, asked_verb, when_phrase
 from jiayu.planner.timing import Schedule, ScheduleError, fire_time
 from jiayu.resolver.resolve import Found, Resolution
 from jiayu.resolver.session import PendingClarify, PendingConfirm
@@ -195,7 +195,9 @@ def _ask_again(draft: Draft, pending: PendingConfirm, rest: list[Clause]) -> Non
         with contextlib.suppress(ScheduleError):
             when = when_phrase(fire_time(pending.when, now), now)
     command = pending.commands[0].command
-    draft.say("confirm", say("ask.confirm_again", when=when, command=command, names=names))
+    draft.say(
+        "confirm", say("ask.confirm_again", when=when, command=asked_verb(command), names=names)
+    )
 
 
 def _dropped(home: Home, commands: Iterable[Command]) -> str:

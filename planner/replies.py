@@ -160,3 +160,9 @@ def when_phrase(at: datetime, now: datetime) -> str:
     return say(
         {0: "when.today", 1: "when.tomorrow", 2: "when.day_after"}.get(days, "when.date"), at=at
     )
+
+
+def asked_verb(command: str) -> str:
+    """The command a confirmation question names: a partial opening (车库门开到一半) is asked
+    about as the opening it is."""
+    return "open" if command in ("set_position", "set_tilt") else command

@@ -10,7 +10,7 @@ from jiayu.grammar.phrases import say
 from jiayu.ir import Clause, Command, Condition, Timing
 from jiayu.planner import conditions
 from jiayu.planner.draft import AddSchedule, CancelSchedules, Draft, failed
-from jiayu.planner.replies import Acknowledged, done_phrase, when_phrase
+from jiayu.planner.replies import Acknowledged, asked_verb, done_phrase, when_phrase
 from jiayu.planner.timing import Schedule, ScheduleError, fire_time, new_schedule_id
 from jiayu.resolver.session import PendingConfirm
 from jiayu.text import shown
@@ -44,7 +44,10 @@ def schedule(
         names = [shown(home.device(c.device).name) for c in risky]
         draft.held.extend(commands)
         question = say(
-            "ask.confirm_later", when=when_phrase(at, now), command=risky[0].command, names=names
+            "ask.confirm_later",
+            when=when_phrase(at, now),
+            command=asked_verb(risky[0].command),
+            names=names,
         )
         draft.say("confirm", question)
         draft.pending = PendingConfirm(tuple(commands), condition, tuple(focus), draft.text, when)

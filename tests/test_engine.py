@@ -279,3 +279,9 @@ def test_sessions_beyond_the_cap_forget_the_least_recently_used(engine: Engine) 
     engine.turn("打开客厅灯", session_id="b")
     engine.turn("打开卧室灯", session_id="c")
     assert engine.turn("把它关掉", session_id="a").outcome == "clarify"
+
+
+def test_a_partial_opening_is_asked_about_as_an_opening(engine: Engine) -> None:
+    asked = engine.turn("车库门开到一半")
+    assert asked.outcome == "confirm" and "确定要打开车库门吗" in asked.reply
+    assert "set_position" not in asked.reply
