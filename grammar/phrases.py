@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import string
 from collections.abc import Mapping, Sequence
+from functools import cache
 from typing import Any, Final
 
 ACTION_WORDS: Final = {
@@ -416,7 +417,34 @@ class _PhraseFormatter(string.Formatter):
 _FORMATTER = _PhraseFormatter()
 
 
+@cache
+def _pieces(key: str) -> tuple[tuple[str, str | None, tuple[str, ...], str], ...]:
+    """A template cut once into (literal, field, attribute path, spec) pieces: said on every
+    turn, a template is not parsed again each time (vformat did, ~15 µs of a turn)."""
+    pieces: list[tuple[str, str | None, tuple[str, ...], str]] = []
+    for literal, field, spec, _conversion in _FORMATTER.parse(TEMPLATES[key]):
+        if field is None:
+            pieces.append((literal, None, (), ""))
+            continue
+        name, *path = field.split(".")
+        pieces.append((literal, name, tuple(path), spec or ""))
+    return tuple(pieces)
+
+
 def say(key: str, **values: object) -> str:
     """The phrase `key` with its fields filled from `values`. An unknown key, a missing
     field or a value the template does not use raises: each is a bug, found by the tests."""
-    return _FORMATTER.vformat(TEMPLATES[key], (), values)
+    out: list[str] = []
+    used: set[str] = set()
+    for literal, name, path, spec in _pieces(key):
+        out.append(literal)
+        if name is None:
+            continue
+        value = values[name]  # a missing field: KeyError
+        used.add(name)
+        for attribute in path:
+            value = getattr(value, attribute)
+        out.append(format(_FORMATTER.format_field(value, spec), ""))
+    if len(used) != len(values):
+        _FORMATTER.check_unused_args(set(used), (), values)
+    return "".join(out)
