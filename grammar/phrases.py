@@ -212,7 +212,7 @@ TEMPLATES: Final[Mapping[str, str]] = {
     "word.state_no": "{attribute:state_no}",
     # Issue 21 (counts, complaints, changing a running scene).
     "refuse.count_too_large": "只有 {found} 个{noun}",
-    "refuse.complaint_none": "{place}没有能{remedy:remedy}的设备",
+    "refuse.complaint_none": "{places:list}没有能{remedy:remedy}的设备",
     "ask.complaint_room": "要{remedy:remedy}哪个房间？",
     "ask.other_scene": "要换成哪个场景？{names:or}",
     "refuse.no_scenes": "家里还没有设置场景",

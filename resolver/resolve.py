@@ -364,8 +364,8 @@ class Resolver:
             stepped = Clause("adjust", None, Value("relative", attribute, direction=direction))
             able = list(self._able(able, stepped))
         if not able:
-            place = "、".join(p.text for p in places)
-            return Refuse(say("refuse.complaint_none", place=place, remedy=kind))
+            said = [p.text for p in places]
+            return Refuse(say("refuse.complaint_none", places=said, remedy=kind))
         if len(able) > 1:
             return Ask(tuple(able), self._question(able, clause))
         return Found((able[0],))
