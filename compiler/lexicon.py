@@ -47,7 +47,9 @@ _ONE_SYLLABLE_KINDS = frozenset({"TYPE"})
 # read as 唔使 (不用) must not become an interjection the rest of the sentence is run beside.
 # Connectives (然后, 同时) too: a recogniser gets such frequent words right, so sounds that
 # only read like one (佟侍) are noise, not a clause boundary to act on either side of.
-_EXACT_ONLY_KINDS = frozenset({"CONFIRM", "CANCEL", "NEG", "ORDINAL", "SEP"})
+# Question words too: rare sounds that read as 什么 (乭仸) turned 打开客厅灯，乭仸 into a
+# command and a question, and the command was sent.
+_EXACT_ONLY_KINDS = frozenset({"CONFIRM", "CANCEL", "NEG", "ORDINAL", "SEP", "QWORD"})
 
 
 class Entry(NamedTuple):
