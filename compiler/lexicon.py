@@ -48,8 +48,11 @@ _ONE_SYLLABLE_KINDS = frozenset({"TYPE"})
 # Connectives (然后, 同时) too: a recogniser gets such frequent words right, so sounds that
 # only read like one (佟侍) are noise, not a clause boundary to act on either side of.
 # Question words too: rare sounds that read as 什么 (乭仸) turned 打开客厅灯，乭仸 into a
-# command and a question, and the command was sent.
-_EXACT_ONLY_KINDS = frozenset({"CONFIRM", "CANCEL", "NEG", "ORDINAL", "SEP", "QWORD"})
+# command and a question, and the command was sent. References and state questions likewise
+# (乽亖 read as 这台 let 乽亖，打开客厅灯 act; 妈 read as 吗 turned a command into a question).
+_EXACT_ONLY_KINDS = frozenset(
+    {"CONFIRM", "CANCEL", "NEG", "ORDINAL", "SEP", "QWORD", "IT", "QSTATE"}
+)
 
 
 class Entry(NamedTuple):

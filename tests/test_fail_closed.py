@@ -231,3 +231,12 @@ def test_sounds_read_as_a_cancel_word_are_not_an_interjection(engine: Engine) ->
     result = engine.turn("打开客厅灯，侮乨")
     assert result.commands == []
     assert result.outcome == "unknown"
+
+
+@pytest.mark.parametrize("text", ["乽亖，打开客厅灯", "楼上的灯都关了妈"])
+def test_sounds_read_as_a_reference_or_question_word_act_on_nothing(
+    engine: Engine, text: str
+) -> None:
+    # Found by the fail-closed property on random seeds: 乽亖 read as 这台, 妈 as 吗.
+    result = engine.turn(text)
+    assert result.outcome == "unknown" and result.commands == []
