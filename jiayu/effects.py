@@ -118,13 +118,21 @@ def defer_scene_steps(
         batch.commands, batch.delays = at_once, ()
 
 
-def told(result: Result, session: Session) -> Result:
-    """The reply starts with what the session was waiting to be told (seed 004's queue)."""
+def told_first(session: Session, reply: str) -> str:
+    """The reply after what the session was waiting to be told (seed 004's queue), which is
+    told once: the queue is emptied."""
     if not session.messages:
-        return result
+        return reply
     queued = list(session.messages)
     session.messages.clear()
-    return replace(result, reply=say("told.all", messages=[*queued, result.reply]))
+    return say("told.all", messages=[*queued, reply])
+
+
+def told(result: Result, session: Session) -> Result:
+    """The Result whose reply starts with what the session was waiting to be told."""
+    if not session.messages:
+        return result
+    return replace(result, reply=told_first(session, result.reply))
 
 
 def crashed(session: Session, text: str, sent: Sequence[Command] = ()) -> Result:

@@ -148,9 +148,7 @@ class Runtime:
                 # 换个风格 asks which scene is next: the question follows the news.
                 asks = decided(draft) == "clarify"
                 reply = say("done.stopped_then", reply=reply) if asks else say("done.stopped")
-            if session.messages:
-                reply = say("told.all", messages=[*session.messages, reply])
-                session.messages.clear()
+            reply = effects.told_first(session, reply)
             # Numbered when queued: per device, commands go out in turn-number order.
             number = next(self.turns)
             notify = self._notifier(session_id, number)
