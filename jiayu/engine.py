@@ -204,14 +204,13 @@ class Engine:
                 if isinstance(effect, Read):
                     answer = runner.read_many(effect.devices)
                 elif isinstance(effect, Send):
-                    draft = effect.draft
+                    draft, batches = effect.draft, effect.draft.batches
                     effects.defer_scene_steps(
-                        self.schedules, draft.ctx.now, draft.batches, session.id, draft.ctx.user
+                        self.schedules, draft.ctx.now, batches, session.id, draft.ctx.user
                     )
                     started = time.perf_counter()
-                    batches = draft.batches
                     report = runner.run(
-                        draft.batches, session=draft.session.id, text=draft.text, listener=listener
+                        batches, session=session.id, text=draft.text, listener=listener
                     )
                     sending = time.perf_counter() - started
                     answer = report.audit_failed
