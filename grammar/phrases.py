@@ -307,7 +307,6 @@ TEMPLATES: Final[Mapping[str, str]] = {
     "done.ok_then": "好的，{reply}",
     "done.negated": "好的，不{action:negated}{what}了",
     "done.scene": "好的，已执行{scene}",
-    "done.scene_started": "好的，{scene}开始了",
     "done.scene_paced": "好的，{scene}开始了，后面{steps}步会按时执行",
     "done.scene_partly": "{scene}已部分执行",
     "done.scheduled": "好的，{when}{what}",

@@ -89,10 +89,6 @@ def result(draft: Draft, *, audit_failed: bool = False, kept: Compile | None = N
         if isinstance(part, str):
             replies.append(part)
             continue
-        if part.background:
-            outcomes.append("executed")
-            replies.append(Acknowledged(say("done.scene_started", scene=shown(part.scene or ""))))
-            continue
         replies.extend(batch_phrases(draft, part))
         failures.extend(
             {"device": c.device, "command": c.command, "reason": reason}

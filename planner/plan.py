@@ -18,11 +18,9 @@ class Batch:
     scene: str | None = None
     """The scene's name when the batch is a scene's steps."""
     delays: tuple[float, ...] = ()
-    """For a scene: seconds to wait before each step (`delay_s`). The sync runner sends the
-    steps at once; the asyncio runtime paces them in the background (executor/scenes.py)."""
-    background: bool = False
-    """Set by the asyncio runtime when it hands the batch to the scene runner: it finishes
-    after the turn, and its outcome is told in a later reply."""
+    """For a scene: seconds to wait before each step (`delay_s`). The asyncio runtime paces
+    them in the background (executor/scenes.py); the sync API keeps the delayed steps as
+    schedules (`deferred`)."""
     deferred: list[Schedule] = field(default_factory=list)
     """Under the sync API: the scene's delayed steps, kept as schedules for `run_due`."""
     sent: list[Command] = field(default_factory=list)
