@@ -26,7 +26,7 @@ from jiayu.compiler.lalr import tables
 from jiayu.engine import Engine
 from jiayu.executor.hubs import SimulatedHub
 from jiayu.home import load_home
-from jiayu.result import PRECEDENCE, Result
+from jiayu.result import RANK, Result
 
 ASK = frozenset({"clarify", "confirm"})
 """Seed 003: a turn that needs the user (a question or a confirmation) rather than acting."""
@@ -336,11 +336,8 @@ def _file_of(case: Case) -> str:
     return Path(case.source.rsplit(":", 1)[0]).name
 
 
-_RANK: dict[str, int] = {outcome: i for i, outcome in enumerate(PRECEDENCE)}
-
-
 def _outcome_order(label: str) -> tuple[int, str]:
-    return (_RANK.get(label.split("|")[0], len(_RANK)), label)
+    return (RANK.get(label.split("|")[0], len(RANK)), label)
 
 
 def _pct(value: float | None) -> str:

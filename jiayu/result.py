@@ -25,9 +25,15 @@ PRECEDENCE: tuple[Outcome, ...] = (
 )
 
 
+RANK: dict[str, int] = {outcome: i for i, outcome in enumerate(PRECEDENCE)}
+"""Each outcome's place in PRECEDENCE (lower blocks more)."""
+
+
 def most_blocking(outcomes: list[Outcome]) -> Outcome:
     """The outcome a multi-clause turn reports."""
-    return min(outcomes, key=PRECEDENCE.index) if outcomes else "unknown"
+    if len(outcomes) == 1:  # most turns: one clause
+        return outcomes[0]
+    return min(outcomes, key=RANK.__getitem__) if outcomes else "unknown"
 
 
 class Built(Generic[T]):
@@ -37,8 +43,7 @@ class Built(Generic[T]):
 
     Two threads reading a field first at once may both build it; each gets an equal value."""
 
-    def __init__(self, empty: Callable[[], T]) -> None:
-        self._empty = empty
+    def __init__(self) -> None:
         self._name = ""
 
     def __set_name__(self, owner: type, name: str) -> None:
@@ -50,15 +55,15 @@ class Built(Generic[T]):
     def __get__(self, obj: object, owner: type) -> T: ...
     def __get__(self, obj: object | None, owner: type) -> Built[T] | T:
         if obj is None:
-            return self  # the dataclass's default: __set__ turns it into an empty value
+            return self  # the dataclass's record of the field (Result.__init__ fills it)
         value: T | Callable[[], T] = obj.__dict__[self._name]
         if callable(value):
             value = obj.__dict__[self._name] = value()
         return value
 
-    def __set__(self, obj: object, value: T | Callable[[], T] | Built[T]) -> None:
-        # Only the dataclass's __init__ gets here: the Result is frozen.
-        obj.__dict__[self._name] = self._empty() if value is self else value
+    def __set__(self, obj: object, value: T | Callable[[], T]) -> None:
+        # A data descriptor, so no instance attribute can hide it; the Result is frozen.
+        raise AttributeError(f"{self._name[len('_built_') :]} is read only")
 
 
 @dataclass(frozen=True)
@@ -79,9 +84,9 @@ class Result:
     """A short reply in Chinese."""
     source: Literal["grammar", "llm", "none"] = "none"
     """What understood the utterance."""
-    compact: Built[list[dict[str, Any]]] = Built(list)
+    compact: Built[list[dict[str, Any]]] = Built()
     """The seed-001 compact form (may be given as a function that builds it)."""
-    ir: Built[dict[str, Any]] = Built(dict)
+    ir: Built[dict[str, Any]] = Built()
     """The whole IR, for debugging (may be given as a function that builds it)."""
     failures: list[dict[str, Any]] = field(default_factory=list)
     """Sends and reads the hub failed: {device, command, reason}."""
@@ -92,6 +97,40 @@ class Result:
     timings: dict[str, float] = field(default_factory=dict, compare=False)
     """Seconds spent per stage (compile, llm, resolve, plan, send): for replay and benchmarks,
     not part of the JSON contract."""
+
+    def __init__(
+        self,
+        text: str,
+        outcome: Outcome,
+        commands: list[dict[str, Any]] | None = None,
+        answers: list[dict[str, Any]] | None = None,
+        options: list[str] | None = None,
+        reply: str = "",
+        source: Literal["grammar", "llm", "none"] = "none",
+        compact: list[dict[str, Any]] | Callable[[], list[dict[str, Any]]] | None = None,
+        ir: dict[str, Any] | Callable[[], dict[str, Any]] | None = None,
+        failures: list[dict[str, Any]] | None = None,
+        pending: list[dict[str, Any]] | None = None,
+        scheduled: list[dict[str, Any]] | None = None,
+        timings: dict[str, float] | None = None,
+    ) -> None:
+        # Written out rather than generated: a frozen dataclass's __init__ sets each field
+        # through object.__setattr__ (~3 µs, on every turn); this fills the dict once.
+        self.__dict__.update(
+            text=text,
+            outcome=outcome,
+            commands=[] if commands is None else commands,
+            answers=[] if answers is None else answers,
+            options=[] if options is None else options,
+            reply=reply,
+            source=source,
+            _built_compact=[] if compact is None else compact,
+            _built_ir={} if ir is None else ir,
+            failures=[] if failures is None else failures,
+            pending=[] if pending is None else pending,
+            scheduled=[] if scheduled is None else scheduled,
+            timings={} if timings is None else timings,
+        )
 
     def __getstate__(self) -> dict[str, Any]:
         # Copied or pickled with its forms built: a builder may hold what cannot be pickled.

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any, Literal
 
@@ -68,41 +68,48 @@ def done_phrase(
 ) -> str:
     """What was done, grouped by command: 已打开客厅灯 / 已把客厅空调温度调到26度; or, by
     `tense`, what is being done (正在打开客厅灯) or will be (半小时后打开客厅灯)."""
-    parts: list[str] = []
     doing, later = tense == "doing", tense == "later"
-    groups: dict[tuple[str, str], list[str]] = {}
-    for command in sent:
-        key = (command.command, command.params_text)
-        groups.setdefault(key, []).append(command.device)
-    for (name, _), devices in groups.items():
-        params = next(c.params for c in sent if c.command == name and c.device == devices[0])
+    # Devices by (command, params), with the params said. One command (most turns) needs
+    # no grouping, and no params text to group by.
+    groups: dict[tuple[str, str], tuple[list[str], Mapping[str, object]]]
+    if len(sent) == 1:
+        groups = {(sent[0].command, ""): ([sent[0].device], sent[0].params)}
+    else:
+        groups = {}
+        for command in sent:
+            key = (command.command, command.params_text)
+            group = groups.get(key)
+            if group is None:
+                groups[key] = ([command.device], command.params)
+            else:
+                group[0].append(command.device)
+    parts: list[str] = []
+    for (name, _), (devices, params) in groups.items():
         who = names_phrase(home, devices, clause)
         writes = COMMANDS[name].writes
         if writes is None:  # a command that takes no value
             if name in _SAID_AFTER:  # 扫地机器人已开始打扫: the device first
-                said_after = say(
+                said = say(
                     "doing.after" if doing else "later.after" if later else "done.after",
                     command=name,
                     devices=who,
                 )
-                parts.append(said_after)
-                continue
-            parts.append(
-                say(
+            else:
+                said = say(
                     "doing.command" if doing else "later.command" if later else "done.command",
                     command=name,
                     devices=who,
                 )
-            )
+            parts.append(said)
             continue
         param, attribute = writes
-        said = value_phrase(attribute, dict(params) if param == "" else params[param])
+        value = value_phrase(attribute, dict(params) if param == "" else params[param])
         parts.append(
             say(
                 "doing.set" if doing else "later.set" if later else "done.set",
                 devices=who,
                 attribute=attribute,
-                value=said,
+                value=value,
             )
         )
     return say("done.all", parts=parts)
