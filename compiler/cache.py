@@ -22,6 +22,7 @@ from typing import Any
 
 from jiayu.compiler.lexicon import Lexicon
 from jiayu.compiler.parse import compile_text
+from jiayu.compiler.understand import plainly_understood
 from jiayu.ir import Compiled, to_json
 from jiayu.text import MAX_LENGTH, normalize
 
@@ -33,10 +34,12 @@ sentences are a few dozen to a few hundred, and a kept compile takes ~6 KB (6 MB
 class Compile:
     """One compile, and the Result forms derived from it alone (built once, copied out)."""
 
-    __slots__ = ("_compact", "_ir", "compiled")
+    __slots__ = ("_compact", "_ir", "compiled", "understood")
 
     def __init__(self, compiled: Compiled) -> None:
         self.compiled = compiled
+        self.understood = plainly_understood(compiled)
+        """The gate's verdict if it is the same for every session (else None: gate it)."""
         self._ir: dict[str, Any] | None = None
         self._compact: list[dict[str, Any]] | None = None
 

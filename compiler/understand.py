@@ -54,6 +54,9 @@ def gate(
 ) -> Understood | AskLLM | NotUnderstood:
     """Decide what a compile means for the turn. `answering`: a question waits, so a bare
     selection first (书房的) is its answer, not a stray fragment."""
+    plain = plainly_understood(compiled)
+    if plain is not None:
+        return plain
     stray: tuple[Clause, ...] = ()
     if isinstance(compiled, Parse):
         stray = tuple(
@@ -87,6 +90,19 @@ def gate(
         },
     )
     return NotUnderstood(not_understood(compiled, stray))
+
+
+def plainly_understood(compiled: Compiled) -> Understood | None:
+    """The gate's verdict when it cannot depend on the session: the grammar understood the
+    whole confidently, and no clause is a bare selection (书房的) that a waiting question
+    would take as its answer. A kept compile works this out once (compiler/cache.py)."""
+    if (
+        isinstance(compiled, Parse)
+        and compiled.confidence >= CONFIDENCE_THRESHOLD
+        and all(c.action != "select" for c in compiled.clauses)
+    ):
+        return Understood(compiled.clauses, "grammar", compiled)
+    return None
 
 
 def from_llm(

@@ -17,7 +17,6 @@ import os
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -173,7 +172,7 @@ class Engine:
         for schedule in due.fire:
             session = self.session(schedule.session)
             with session.lock:
-                inputs = replace(self.inputs(session, None, schedule.user), now=now)
+                inputs = self.inputs(session, None, schedule.user)._replace(now=now)
                 result = self._drive(fire(schedule, inputs), runner, None, session, schedule.text)
             session.messages.append(f"定时的操作：{result.reply}")
             results.append(result)

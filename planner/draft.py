@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Protocol
+from typing import Any, NamedTuple, Protocol
 
 from jiayu.catalog import apply_command
 from jiayu.errors import JiayuError
@@ -98,9 +98,9 @@ class PreferenceView(Protocol):
     ) -> Preference | None: ...
 
 
-@dataclass(frozen=True)
-class Inputs:
-    """Everything a turn is planned from, none of it I/O."""
+class Inputs(NamedTuple):
+    """Everything a turn is planned from, none of it I/O. (A named tuple, not a frozen
+    dataclass: made on every turn, and a tuple is made in a quarter of the time.)"""
 
     home: Home
     resolver: Resolver
@@ -116,7 +116,7 @@ class Inputs:
     """How long a high-risk command waits for its 确认 (CONTRACTS: default 60 s)."""
 
 
-@dataclass
+@dataclass(slots=True)
 class Draft:
     """One turn while it is planned, then while its batches run: everything the Result and
     the session need. Parts keep the reply in the order the clauses were said."""

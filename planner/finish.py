@@ -5,14 +5,14 @@ reply said before anything is sent, and the Result once every command has been t
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Any
+from functools import partial
+from typing import Any, NamedTuple
 
 from jiayu.compiler.cache import Compile
 from jiayu.compiler.compact import UNKNOWN, compact
 from jiayu.grammar.phrases import say
 from jiayu.home import Home
-from jiayu.ir import Command, Parse, to_json
+from jiayu.ir import Command, Compiled, Parse, to_json
 from jiayu.planner.draft import Draft, Pending
 from jiayu.planner.plan import Batch
 from jiayu.planner.replies import Acknowledged, done_phrase
@@ -22,9 +22,8 @@ from jiayu.result import Outcome, Result, most_blocking
 from jiayu.text import shown
 
 
-@dataclass(frozen=True)
-class SessionUpdate:
-    """What a planned turn changes in its session."""
+class SessionUpdate(NamedTuple):
+    """What a planned turn changes in its session (a named tuple: made on every turn)."""
 
     pending: Pending
     """The question the session waits on now (None: none)."""
@@ -44,20 +43,26 @@ class SessionUpdate:
 
 def decided(draft: Draft) -> Outcome:
     """The turn's outcome as planned: what sending may still turn into a failure."""
-    outcomes: list[Outcome] = [*draft.outcomes]
-    outcomes.extend("executed" for b in draft.batches if b.commands)
+    return _decided(draft, draft.planned_commands())
+
+
+def _decided(draft: Draft, commands: list[Command]) -> Outcome:
+    outcomes = draft.outcomes
+    if commands:
+        outcomes = [*outcomes, "executed"]
     return most_blocking(outcomes) if outcomes else "noop"
 
 
 def session_update(draft: Draft, *, remember: bool = True) -> SessionUpdate:
-    outcome = decided(draft)
+    planned = draft.planned_commands()
+    outcome = _decided(draft, planned)
     pending = draft.pending
     if outcome != "confirm" and isinstance(pending, PendingConfirm):
         pending = None  # the question was overtaken by what else the turn said
-    commands = tuple(draft.planned_commands())
+    commands = tuple(planned)
     devices = tuple(dict.fromkeys([*draft.devices, *(c.device for c in commands)]))
-    home = draft.home
-    rooms = tuple(dict.fromkeys(home.device(d).room for d in devices))
+    device = draft.home.device
+    rooms = tuple(dict.fromkeys([device(d).room for d in devices]))
     return SessionUpdate(pending, remember, draft.text, outcome, devices, rooms, commands)
 
 
@@ -85,17 +90,21 @@ def result(draft: Draft, *, audit_failed: bool = False, kept: Compile | None = N
     replies: list[str] = []
     failures = list(draft.failures)
     scheduled = list(draft.scheduled)
+    sent: list[Command] = []
     for part in draft.parts:
         if isinstance(part, str):
             replies.append(part)
             continue
         replies.extend(batch_phrases(draft, part))
-        failures.extend(
-            {"device": c.device, "command": c.command, "reason": reason}
-            for c, reason in part.failed
-        )
-        scheduled.extend({**s.result_json(), "scene": part.scene} for s in part.deferred)
+        if part.failed:  # (tested first: most batches have none, and this is every turn)
+            failures.extend(
+                {"device": c.device, "command": c.command, "reason": reason}
+                for c, reason in part.failed
+            )
+        if part.deferred:
+            scheduled.extend({**s.result_json(), "scene": part.scene} for s in part.deferred)
         if part.sent:
+            sent.extend(part.sent)
             outcomes.append("executed")
         elif part.failed:
             outcomes.append("rejected")
@@ -112,7 +121,7 @@ def result(draft: Draft, *, audit_failed: bool = False, kept: Compile | None = N
     return Result(
         draft.text,
         outcome,
-        [command_json(c) for c in draft.sent()],
+        [command_json(c) for c in sent],
         draft.answers,
         list(dict.fromkeys(draft.options)),
         reply,
@@ -141,7 +150,9 @@ def batch_phrases(draft: Draft, batch: Batch) -> list[str]:
             phrases.append(say("failed.scene", scene=name))
     elif batch.sent:
         phrases.append(done_phrase(draft.home, batch.clause, batch.sent))
-    return phrases + _failed(draft, batch)
+    if batch.failed:
+        phrases.extend(_failed(draft, batch))
+    return phrases
 
 
 def late_failures(draft: Draft) -> list[str]:
@@ -170,18 +181,19 @@ def _forms(
     draft: Draft, kept: Compile | None
 ) -> tuple[Callable[[], list[dict[str, Any]]], Callable[[], dict[str, Any]]]:
     """Builders of the Result's compact and ir forms, run only if the caller reads them. They
-    hold the turn's parse and the home, not the draft; a kept compile builds each once."""
+    hold the turn's parse and the home, not the draft; a kept compile builds each once.
+    (Partials, not closures: made on every turn, read on few.)"""
     compiled, parsed, llm_compact = draft.compiled, draft.parsed, draft.llm_compact
-    home, resolver = draft.home, draft.ctx.resolver
-
-    def build_compact() -> list[dict[str, Any]]:
-        return _compact(llm_compact, parsed, home, resolver)
-
+    build_compact = partial(_compact, llm_compact, parsed, draft.home, draft.ctx.resolver)
     if kept is None or compiled is not kept.compiled:
-        return build_compact, lambda: to_json(compiled) if compiled is not None else {}
+        return build_compact, partial(_ir, compiled)
     if llm_compact is None and parsed is compiled:
-        return lambda: kept.compact(build_compact), kept.ir
+        return partial(kept.compact, build_compact), kept.ir
     return build_compact, kept.ir
+
+
+def _ir(compiled: Compiled | None) -> dict[str, Any]:
+    return to_json(compiled) if compiled is not None else {}
 
 
 def _compact(

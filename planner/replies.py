@@ -63,11 +63,37 @@ def value_phrase(attribute: str, value: Any) -> str:
     return say("value.number", number=number, attribute=attribute)
 
 
+_SAID: dict[tuple[object, ...], tuple[Home, str]] = {}
+"""done_phrase's recent answers: people say the same commands every day, and the phrase of a
+few commands depends only on them, the tense and the home's names."""
+_SAID_SIZE = 1024
+_SAID_MOST = 8  # commands in a phrase worth keeping (所有的灯 is thousands, said rarely)
+
+
 def done_phrase(
     home: Home, clause: Clause | None, sent: Sequence[Command], tense: Tense = "done"
 ) -> str:
     """What was done, grouped by command: 已打开客厅灯 / 已把客厅空调温度调到26度; or, by
     `tense`, what is being done (正在打开客厅灯) or will be (半小时后打开客厅灯)."""
+    if len(sent) > _SAID_MOST:
+        return _done_phrase(home, clause, sent, tense)
+    # Commands hash by device and command and compare their params too. The home is keyed
+    # by identity and held by its entry, so a kept phrase never outlives its home's names.
+    # Past _MAX_LISTED devices they are counted, in the clause's type word.
+    target = clause.target if clause is not None and len(sent) > _MAX_LISTED else None
+    said_as = (target.type_word, target.device_type) if target is not None else None
+    key = (id(home), tense, said_as, *sent)
+    kept = _SAID.get(key)
+    if kept is not None and kept[0] is home:
+        return kept[1]
+    phrase = _done_phrase(home, clause, sent, tense)
+    if len(_SAID) >= _SAID_SIZE:
+        _SAID.clear()  # bounded; refilled by what is said next
+    _SAID[key] = (home, phrase)
+    return phrase
+
+
+def _done_phrase(home: Home, clause: Clause | None, sent: Sequence[Command], tense: Tense) -> str:
     doing, later = tense == "doing", tense == "later"
     # Devices by (command, params), with the params said. One command (most turns) needs
     # no grouping, and no params text to group by.

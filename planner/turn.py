@@ -57,7 +57,7 @@ def turn(text: str, ctx: Inputs, lexicon: Lexicon, *, fallback: bool) -> Steps:
     compile_s = time.perf_counter() - started
     session = ctx.session
     pending = session.pending
-    verdict = gate(
+    verdict = kept.understood or gate(
         compiled,
         answering=isinstance(pending, PendingClarify),
         fallback=fallback,
