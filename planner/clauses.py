@@ -95,9 +95,7 @@ def _clause(
     if clause.action in ("schedule_cancel", "schedule_query") and clause.target is not None:
         # 取消关空调的定时: every device the words name, whatever it can do.
         asked = Clause("query", replace(clause.target, quantifier="all"))
-    resolution = draft.ctx.resolver.resolve(
-        asked, draft.session, focus=focus, previous=previous, area=draft.ctx.area
-    )
+    resolution = draft.resolve(asked, focus, previous)
     draft.timings["resolve"] = draft.timings.get("resolve", 0.0) + time.perf_counter() - started
     return apply(draft, clause, resolution, focus, rest)
 

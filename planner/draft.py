@@ -18,11 +18,11 @@ from typing import Any, NamedTuple, Protocol
 from jiayu.catalog import apply_command
 from jiayu.errors import JiayuError
 from jiayu.home import Home
-from jiayu.ir import Command, Compiled, Parse
+from jiayu.ir import Clause, Command, Compiled, Parse
 from jiayu.planner.plan import Batch
 from jiayu.planner.timing import Schedule
 from jiayu.preferences import Preference
-from jiayu.resolver.resolve import Resolver
+from jiayu.resolver.resolve import Resolution, Resolver
 from jiayu.resolver.session import PendingClarify, PendingConfirm, Session
 from jiayu.result import Outcome
 
@@ -151,6 +151,9 @@ class Draft:
     timings: dict[str, float] = field(default_factory=dict)
     stop_scene: bool = False  # 算了/停下 with nothing waiting: stops a running long scene
     writes: int = 0  # writes asked in this pass, to match them with `written`
+    resolved: list[tuple[tuple[object, ...], Resolution]] = field(default_factory=list)
+    """The resolver's answers so far in this turn, in the order asked (kept across passes)."""
+    resolves: int = 0  # resolutions asked in this pass, to match them with `resolved`
 
     def say(self, outcome: Outcome, reply: str) -> None:
         self.outcomes.append(outcome)
@@ -201,6 +204,24 @@ class Draft:
         state = self.overlay.get(command.device)
         if state is not None:
             self.overlay[command.device] = apply_command(state, command.command, command.params)
+
+    def resolve(
+        self, clause: Clause, focus: Sequence[str], previous: tuple[str, ...] | None
+    ) -> Resolution:
+        """The clause's devices. A pass run again after a pause asks the same clauses the
+        same way as the one before it (planning is deterministic and the session does not
+        change while a turn is planned), so each is resolved once per turn."""
+        asked = (clause, tuple(focus), previous)
+        index = self.resolves
+        self.resolves += 1
+        if index < len(self.resolved) and self.resolved[index][0] == asked:
+            return self.resolved[index][1]
+        resolution = self.ctx.resolver.resolve(
+            clause, self.session, focus=focus, previous=previous, area=self.ctx.area
+        )
+        del self.resolved[index:]
+        self.resolved.append((asked, resolution))
+        return resolution
 
     def write(self, op: Write) -> object:
         """The answer to a state-file write (a JiayuError when it failed)."""

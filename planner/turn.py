@@ -23,6 +23,7 @@ from jiayu.planner import dialogue
 from jiayu.planner.draft import Draft, Inputs, Pause, Read, Reading, Write
 from jiayu.planner.finish import result, session_update
 from jiayu.planner.timing import Schedule
+from jiayu.resolver.resolve import Resolution
 from jiayu.resolver.session import PendingClarify, PendingConfirm
 from jiayu.result import Result
 
@@ -115,9 +116,10 @@ def _planned(
     once they are answered (see planner/draft.py)."""
     known: dict[str, Reading] = {}
     written: list[object] = []
+    resolved: list[tuple[tuple[object, ...], Resolution]] = []
     while True:
         started = time.perf_counter()
-        draft = Draft(text, ctx, known, written, pending_in)
+        draft = Draft(text, ctx, known, written, pending_in, resolved=resolved)
         try:
             body(draft)
         except Pause as pause:
