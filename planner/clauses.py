@@ -192,10 +192,9 @@ def queue(
     ready: list[Command] = []
     held: list[Command] = []
     for command in commands:
-        key = (command.device, command.command, command.params_text)
-        if key in draft.planned:
+        if command in draft.planned:
             continue  # 客厅灯和客厅灯: one device gets one identical command per turn
-        draft.planned.add(key)
+        draft.planned.add(command)
         device = home.device(command.device)
         error = params_error(device, command.command, command.params)
         if error is not None:  # never send what the schema refuses

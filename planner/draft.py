@@ -142,7 +142,8 @@ class Draft:
     # What this turn will have done to each device it reads or commands, so a later clause
     # reads the state the earlier ones leave (调亮一点，再调亮一点 moves two steps).
     overlay: dict[str, dict[str, Any]] = field(default_factory=dict)
-    planned: set[tuple[str, str, str]] = field(default_factory=set)
+    planned: set[Command] = field(default_factory=set)
+    """Commands queued so far (a command compares equal when its params do too)."""
     source: str = "none"
     parsed: Parse | None = None
     compiled: Compiled | None = None
