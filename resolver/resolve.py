@@ -59,6 +59,18 @@ class Resolver:
         self.home = home
         self.names = names
         self._all = tuple(d.id for d in home.devices)
+        self._device = {d.id: d for d in home.devices}
+        # The ids in each room and on each floor, gathered once: a place said costs a set
+        # update, not a walk over its Device objects.
+        in_room: dict[str, list[str]] = {}
+        for d in home.devices:
+            in_room.setdefault(d.room, []).append(d.id)
+        self._in_room = {room: tuple(ids) for room, ids in in_room.items()}
+        on_floor: dict[str, list[tuple[str, ...]]] = {}
+        for r in home.rooms:
+            if r.floor is not None:
+                on_floor.setdefault(r.floor, []).append(self._in_room.get(r.id, ()))
+        self._on_floor = {floor: tuple(rooms) for floor, rooms in on_floor.items()}
         self._everything = frozenset(self._all)
         self._order = {d.id: i for i, d in enumerate(home.devices)}
         # Devices serving as each type (its own type or acts_as), in home order: a type
@@ -79,6 +91,8 @@ class Resolver:
         """The candidates that can do the clause, in their order. What a device can do is
         decided by its capabilities alone (executor/actions.py), so `can_do` is asked once
         per distinct set of them: 所有的灯 is thousands of devices but a handful of sets."""
+        if len(candidates) == 1:  # most clauses: one device, nothing to share
+            return tuple(candidates) if can_do(self._device[candidates[0]], clause) else ()
         verdicts: dict[frozenset[str], bool] = {}
         capabilities = self._capabilities
         able: list[str] = []
@@ -86,7 +100,7 @@ class Resolver:
             kind = capabilities[device_id]
             verdict = verdicts.get(kind)
             if verdict is None:
-                verdict = verdicts[kind] = can_do(self.home.device(device_id), clause)
+                verdict = verdicts[kind] = can_do(self._device[device_id], clause)
             if verdict:
                 able.append(device_id)
         return tuple(able)
@@ -436,10 +450,10 @@ class Resolver:
         groups: set[str] | None = None
         for place in places:
             if place.kind == "room" and place.id:
-                ids.update(d.id for d in self.home.devices_in_room(place.id))
+                ids.update(self._in_room.get(place.id, ()))
             elif place.kind == "floor" and place.id:
-                for room in self.home.rooms_on_floor(place.id):
-                    ids.update(d.id for d in self.home.devices_in_room(room.id))
+                for room_ids in self._on_floor.get(place.id, ()):
+                    ids.update(room_ids)
             elif place.kind == "group" and place.id:
                 groups = (groups or set()) | set(self.home.group(place.id).members)
             elif place.kind == "home":
@@ -451,11 +465,10 @@ class Resolver:
                 if here is None:
                     return Ask((), say("ask.which_room", place=place.text))
                 if place.kind == "this_room":
-                    ids.update(d.id for d in self.home.devices_in_room(here))
+                    ids.update(self._in_room.get(here, ()))
                 else:
                     # Every device but here's: a set difference, not a walk over the home.
-                    here_ids = (d.id for d in self.home.devices_in_room(here))
-                    ids.update(self._everything.difference(here_ids))
+                    ids.update(self._everything.difference(self._in_room.get(here, ())))
         if groups is None:
             return ids
         areas_said = any(p.kind != "group" for p in places)
