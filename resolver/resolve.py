@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from jiayu.actions import can_do
+from jiayu.actions import Ability, ability_key, can_do
 from jiayu.compiler.build import complaint_of
 from jiayu.grammar.phrases import say
 from jiayu.grammar.vocab import COMPLAINT_REMEDIES, COMPLAINTS_ON_ONLY
@@ -22,6 +22,9 @@ from jiayu.resolver.names import FUZZY_MARGIN, NameIndex, NameMatch
 from jiayu.resolver.session import Session
 from jiayu.text import shown
 
+MAX_ABILITIES = 1024
+"""At most this many clause meanings keep their verdicts (see `Resolver._verdicts_of`); past
+it they start again, so words never seen before cannot grow the memory without bound."""
 MAX_READ_OUT = 4
 """A question names at most this many candidates; with more it asks for the room or a count."""
 
@@ -86,14 +89,26 @@ class Resolver:
         self._capabilities = {
             d.id: shared.setdefault(d.capabilities, d.capabilities) for d in home.devices
         }
+        self._abilities: dict[Ability, dict[frozenset[str], bool]] = {}
+
+    def _verdicts_of(self, clause: Clause) -> dict[frozenset[str], bool]:
+        """Whether a clause can be done, by set of capabilities: shared by every clause that
+        means the same to `can_do` (`ability_key`), so a turn said again, or 客厅灯调到30 after
+        客厅灯调到20, asks nothing of the catalog. Entries are added, never changed: sessions
+        on other threads may read the same dict."""
+        key = ability_key(clause)
+        verdicts = self._abilities.get(key)
+        if verdicts is None:
+            if len(self._abilities) >= MAX_ABILITIES:
+                self._abilities = {}
+            verdicts = self._abilities[key] = {}
+        return verdicts
 
     def _able(self, candidates: Sequence[str], clause: Clause) -> tuple[str, ...]:
         """The candidates that can do the clause, in their order. What a device can do is
         decided by its capabilities alone (executor/actions.py), so `can_do` is asked once
         per distinct set of them: 所有的灯 is thousands of devices but a handful of sets."""
-        if len(candidates) == 1:  # most clauses: one device, nothing to share
-            return tuple(candidates) if can_do(self._device[candidates[0]], clause) else ()
-        verdicts: dict[frozenset[str], bool] = {}
+        verdicts = self._verdicts_of(clause)
         capabilities = self._capabilities
         able: list[str] = []
         for device_id in candidates:
