@@ -338,7 +338,7 @@ class Resolver:
         # The nearest place said before, in this utterance, narrows it first: it is the
         # freshest context there is.
         for room in reversed(focus):
-            here = tuple(d for d in able if self.home.device(d).room == room)
+            here = tuple(d for d in able if self._device[d].room == room)
             if len(here) == 1:
                 return Found(here, match)
             if here:
@@ -519,9 +519,10 @@ class Resolver:
         if scope is None:
             return typed
         if len(scope) < len(typed):
-            return self._sorted(
-                {d for d in scope if kind is None or self.home.device(d).serves_as(kind)}
-            )
+            if kind is None:
+                return self._sorted(scope)
+            device = self._device
+            return self._sorted({d for d in scope if device[d].serves_as(kind)})
         return tuple(d for d in typed if d in scope)
 
     def _sorted(self, ids: set[str] | Sequence[str]) -> tuple[str, ...]:
