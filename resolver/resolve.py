@@ -53,6 +53,8 @@ class Refuse:
 
 
 Resolution = Found | Ask | Refuse
+_ANSWERED = (Refuse, Ask)
+"""What ends a resolution early, as a tuple: a union is rebuilt at every isinstance."""
 
 
 class Resolver:
@@ -198,7 +200,7 @@ class Resolver:
         chosen = set(options)
         if target.places:
             scope = self._places(target.places, None, ())
-            if isinstance(scope, Refuse | Ask) or scope is None:
+            if isinstance(scope, _ANSWERED) or scope is None:
                 return None
             chosen &= scope
         if target.name is not None:
@@ -264,33 +266,36 @@ class Resolver:
         focus: Sequence[str],
         area: str | None = None,
     ) -> Resolution:
-        scope = self._places(target.places, session, focus, area)
-        if isinstance(scope, Refuse | Ask):
+        places = target.places
+        scope = self._places(places, session, focus, area) if places else None
+        if isinstance(scope, _ANSWERED):
             return scope
-        noun = target.name.text if target.name else (target.type_word or "")
+        said_set = target.is_set
+        name = target.name
+        noun = name.text if name else (target.type_word or "")
         # 客厅的灯 is the device named 客厅灯: a single place plus a noun may spell a name.
         if (
-            len(target.places) == 1
+            len(places) == 1
             and noun
-            and not target.is_set
-            and target.places[0].kind in ("room", "floor", "group")
+            and not said_set
+            and places[0].kind in ("room", "floor", "group")
         ):
-            named = self.composed(target.places[0], noun)
+            named = self.composed(places[0], noun)
             if named is not None:
                 return self._single(clause, named.devices, session, focus, target, named.kind)
         match_kind: MatchKind = "exact"
-        is_set = target.is_set or (not target.name and bool(target.places))
-        if target.name is not None:
+        is_set = said_set or (not name and bool(places))
+        if name is not None:
             found = self._by_name(target)
-            if isinstance(found, Refuse | Ask):
+            if isinstance(found, _ANSWERED):
                 return found
             candidates, match_kind = found
             if scope is not None:
                 candidates = tuple(d for d in candidates if d in scope)
-            if not target.is_set and len(target.places) > 1 and candidates:
+            if not said_set and len(places) > 1 and candidates:
                 return self._per_place(clause, candidates, target, session, match_kind)
         else:
-            if not target.places and target.type_word and not target.is_set:
+            if not places and target.type_word and not said_set:
                 # The name rule comes before the type rule: a type word that is a device's
                 # name, alias or bare name (门锁, 取暖器) means exactly those devices.
                 for room in reversed(focus):  # 客厅灯开一下，顺便把窗帘拉上
@@ -310,7 +315,7 @@ class Resolver:
                 candidates = tuple(d for d in candidates if "onoff" in self._capabilities[d])
         for excluded in target.exclude:
             removed = self._excluded(excluded, session, focus)
-            if isinstance(removed, Refuse | Ask):
+            if isinstance(removed, _ANSWERED):
                 return removed
             candidates = tuple(d for d in candidates if d not in removed)
         if not candidates:
@@ -500,7 +505,7 @@ class Resolver:
         self, target: Target, session: Session, focus: Sequence[str]
     ) -> set[str] | Refuse | Ask:
         scope = self._places(target.places, session, focus)
-        if isinstance(scope, Refuse | Ask):
+        if isinstance(scope, _ANSWERED):
             return scope
         pool = scope if scope is not None else set(self._all)
         if target.name is not None:
