@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from functools import lru_cache
 
 from jiayu.actions import Ability, ability_key, can_do
 from jiayu.compiler.build import complaint_of
@@ -55,6 +56,13 @@ class Refuse:
 Resolution = Found | Ask | Refuse
 _ANSWERED = (Refuse, Ask)
 """What ends a resolution early, as a tuple: a union is rebuilt at every isinstance."""
+
+
+@lru_cache(maxsize=1024)
+def _every(target: Target) -> Target:
+    """The target with quantifier all. Remembered: `dataclasses.replace` costs as much as
+    the rest of resolving the clause, and a home's questions repeat."""
+    return replace(target, quantifier="all")
 
 
 class Resolver:
@@ -155,7 +163,7 @@ class Resolver:
             places = tuple(here if p.kind == "this_room" else p for p in target.places)
             target = replace(target, places=places)
         if clause.question in ("which", "count", "any", "all") and not target.is_set:
-            target = replace(target, quantifier="all")  # 有没有灯开着 asks about every light
+            target = _every(target)  # 有没有灯开着 asks about every light
         resolution = self._target(clause, target, session, focus, area)
         if (
             area is not None
