@@ -126,6 +126,8 @@ def send_groups(commands: Sequence[Command], *, together: bool) -> list[list[Com
     """The commands in order, cut into the groups that each go out in one hub call: with
     `together` (a hub with `send_many`), consecutive runs with no device twice, so a device's
     commands keep their order; else one command per group."""
+    if len(commands) <= 1:  # most batches: one command, one group
+        return [list(commands)] if commands else []
     groups: list[list[Command]] = []
     devices: set[str] = set()
     for command in commands:
@@ -143,6 +145,8 @@ def audit_ahead(
     """Write the "sending" line of each command of a group about to go out, in order; the
     ones that may be sent. At the first line that cannot be written that command and every
     later one (of this turn) are not sent: `report.audit_failed` says so."""
+    if audit is None:  # nothing to write, so nothing can fail to be written
+        return [] if report.audit_failed else list(group)
     ready: list[Command] = []
     for command in group:
         if report.audit_failed or not audit_line(audit, session, text, command, "sending"):
@@ -201,7 +205,7 @@ def fail_sends(commands: Sequence[Command], exc: BaseException) -> list[str]:
 def complete_sends(commands: Sequence[Command], got: object) -> list[str]:
     """A hub's `send_many` answer as results, held to its contract: a command it gave no
     answer for may have left, so it is "unconfirmed", never a success."""
-    answer = list(got) if isinstance(got, list | tuple) else []
+    answer = got if isinstance(got, (list, tuple)) else ()  # read in place: no copy
     results: list[str] = []
     for index, command in enumerate(commands):
         value = answer[index] if index < len(answer) else "missing"

@@ -146,6 +146,32 @@ def can_do(device: Device, clause: Clause) -> bool:
     return command_for(device, clause) is not None
 
 
+Ability = tuple[object, ...]
+"""What `can_do` reads of a clause (see `ability_key`)."""
+
+
+def ability_key(clause: Clause) -> Ability:
+    """Everything of the clause that `can_do` depends on (the rest is the device's capabilities):
+    two clauses with equal keys are possible on exactly the same devices, so a verdict per
+    (key, capabilities) can be remembered across turns. It must follow `can_do` and its
+    helpers: a query's attribute and whether a place is asked; a value's attribute, its unit
+    as far as °C, its warmth, and its word as far as none / a hue / another."""
+    action = clause.action
+    if action == "query":
+        return (action, clause.attribute, clause.target is not None and clause.target.is_place_only)
+    value = clause.value
+    if action in ("set", "adjust") and value is not None:
+        word = value.word
+        return (
+            action,
+            value.attribute,
+            value.unit == "°C",
+            bool(value.warmth),
+            None if word is None else word in HUES,
+        )
+    return (action,)
+
+
 def query_attribute(device: Device, clause: Clause) -> str | None:
     """What a query clause reads on this device: a place asks its sensors."""
     place_only = clause.target is not None and clause.target.is_place_only

@@ -13,6 +13,7 @@ import threading
 from collections import defaultdict
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import lru_cache
 
 from jiayu.compiler.pinyin import name_keys, said_key
 from jiayu.home import Home
@@ -66,6 +67,17 @@ class NameIndex:
                 surfaces[name].update(ids)
         order = {d.id: i for i, d in enumerate(home.devices)}
         self._surfaces = {k: tuple(sorted(v, key=order.__getitem__)) for k, v in surfaces.items()}
+        # Every answer `exact` and `lookup` can give, made once: a turn then costs a key and a
+        # dict read, not merging tuples and building a match (the matches are immutable).
+        exact = {k: NameMatch(v, "alias", 1.0) for k, v in self._alias.items()}
+        exact.update((k, NameMatch(v, "exact", 1.0)) for k, v in self._full.items())
+        self._exact = exact
+        merged: dict[str, NameMatch] = {}
+        for key in {*self._full, *self._alias, *self._bare}:
+            ids = (*self._full.get(key, ()), *self._alias.get(key, ()), *self._bare.get(key, ()))
+            kind: MatchKind = "exact" if key in self._full else "alias"
+            merged[key] = NameMatch(tuple(dict.fromkeys(ids)), kind, 1.0)
+        self._merged = merged
         self._fuzzy: _FuzzyData | None = None
         self._fuzzy_lock = threading.Lock()
 
@@ -87,26 +99,16 @@ class NameIndex:
 
     def exact(self, mention: str) -> NameMatch | None:
         """A full name or alias match (the device itself); None if there is none."""
-        key = plain_name(mention)
-        if key in self._full:
-            return NameMatch(self._full[key], "exact", 1.0)
-        if key in self._alias:
-            return NameMatch(self._alias[key], "alias", 1.0)
-        return None
+        return self._exact.get(_key(mention))
 
     def bare_in_room(self, bare: str, room: str) -> tuple[str, ...]:
         """Devices in `room` whose bare name is `bare` (客厅 + 灯 → the device 客厅灯)."""
-        key = plain_name(bare)
+        key = _key(bare)
         return tuple(d.id for d in self._in_room(room) if self._bare_of.get(d.id) == key)
 
     def lookup(self, mention: str) -> NameMatch | None:
         """Full name, alias or bare name, merged; None if none matches exactly."""
-        key = plain_name(mention)
-        ids = (*self._full.get(key, ()), *self._alias.get(key, ()), *self._bare.get(key, ()))
-        if not ids:
-            return None
-        kind: MatchKind = "exact" if key in self._full else "alias"
-        return NameMatch(tuple(dict.fromkeys(ids)), kind, 1.0)
+        return self._merged.get(_key(mention))
 
     def fuzzy(self, mention: str) -> list[tuple[str, NameMatch]]:
         """Names close to the mention, best first: (name, match) with score >= FUZZY_CUTOFF."""
@@ -128,6 +130,11 @@ class NameIndex:
         return [
             (name, NameMatch(self._surfaces[name], "fuzzy", score / 100)) for score, name in scored
         ]
+
+
+_key = lru_cache(maxsize=4096)(plain_name)
+"""`plain_name` of a mention, remembered: a home's turns say the same few names again and
+again, and normalising one costs more than the lookup it is for."""
 
 
 @dataclass(frozen=True)

@@ -11,8 +11,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from functools import lru_cache
 
-from jiayu.actions import can_do
+from jiayu.actions import Ability, ability_key, can_do
 from jiayu.compiler.build import complaint_of
 from jiayu.grammar.phrases import say
 from jiayu.grammar.vocab import COMPLAINT_REMEDIES, COMPLAINTS_ON_ONLY
@@ -22,6 +23,9 @@ from jiayu.resolver.names import FUZZY_MARGIN, NameIndex, NameMatch
 from jiayu.resolver.session import Session
 from jiayu.text import shown
 
+MAX_ABILITIES = 1024
+"""At most this many clause meanings keep their verdicts (see `Resolver._verdicts_of`); past
+it they start again, so words never seen before cannot grow the memory without bound."""
 MAX_READ_OUT = 4
 """A question names at most this many candidates; with more it asks for the room or a count."""
 
@@ -50,6 +54,15 @@ class Refuse:
 
 
 Resolution = Found | Ask | Refuse
+_ANSWERED = (Refuse, Ask)
+"""What ends a resolution early, as a tuple: a union is rebuilt at every isinstance."""
+
+
+@lru_cache(maxsize=1024)
+def _every(target: Target) -> Target:
+    """The target with quantifier all. Remembered: `dataclasses.replace` costs as much as
+    the rest of resolving the clause, and a home's questions repeat."""
+    return replace(target, quantifier="all")
 
 
 class Resolver:
@@ -59,6 +72,18 @@ class Resolver:
         self.home = home
         self.names = names
         self._all = tuple(d.id for d in home.devices)
+        self._device = {d.id: d for d in home.devices}
+        # The ids in each room and on each floor, gathered once: a place said costs a set
+        # update, not a walk over its Device objects.
+        in_room: dict[str, list[str]] = {}
+        for d in home.devices:
+            in_room.setdefault(d.room, []).append(d.id)
+        self._in_room = {room: tuple(ids) for room, ids in in_room.items()}
+        on_floor: dict[str, list[tuple[str, ...]]] = {}
+        for r in home.rooms:
+            if r.floor is not None:
+                on_floor.setdefault(r.floor, []).append(self._in_room.get(r.id, ()))
+        self._on_floor = {floor: tuple(rooms) for floor, rooms in on_floor.items()}
         self._everything = frozenset(self._all)
         self._order = {d.id: i for i, d in enumerate(home.devices)}
         # Devices serving as each type (its own type or acts_as), in home order: a type
@@ -74,19 +99,33 @@ class Resolver:
         self._capabilities = {
             d.id: shared.setdefault(d.capabilities, d.capabilities) for d in home.devices
         }
+        self._abilities: dict[Ability, dict[frozenset[str], bool]] = {}
+
+    def _verdicts_of(self, clause: Clause) -> dict[frozenset[str], bool]:
+        """Whether a clause can be done, by set of capabilities: shared by every clause that
+        means the same to `can_do` (`ability_key`), so a turn said again, or 客厅灯调到30 after
+        客厅灯调到20, asks nothing of the catalog. Entries are added, never changed: sessions
+        on other threads may read the same dict."""
+        key = ability_key(clause)
+        verdicts = self._abilities.get(key)
+        if verdicts is None:
+            if len(self._abilities) >= MAX_ABILITIES:
+                self._abilities = {}
+            verdicts = self._abilities[key] = {}
+        return verdicts
 
     def _able(self, candidates: Sequence[str], clause: Clause) -> tuple[str, ...]:
         """The candidates that can do the clause, in their order. What a device can do is
         decided by its capabilities alone (executor/actions.py), so `can_do` is asked once
         per distinct set of them: 所有的灯 is thousands of devices but a handful of sets."""
-        verdicts: dict[frozenset[str], bool] = {}
+        verdicts = self._verdicts_of(clause)
         capabilities = self._capabilities
         able: list[str] = []
         for device_id in candidates:
             kind = capabilities[device_id]
             verdict = verdicts.get(kind)
             if verdict is None:
-                verdict = verdicts[kind] = can_do(self.home.device(device_id), clause)
+                verdict = verdicts[kind] = can_do(self._device[device_id], clause)
             if verdict:
                 able.append(device_id)
         return tuple(able)
@@ -124,7 +163,7 @@ class Resolver:
             places = tuple(here if p.kind == "this_room" else p for p in target.places)
             target = replace(target, places=places)
         if clause.question in ("which", "count", "any", "all") and not target.is_set:
-            target = replace(target, quantifier="all")  # 有没有灯开着 asks about every light
+            target = _every(target)  # 有没有灯开着 asks about every light
         resolution = self._target(clause, target, session, focus, area)
         if (
             area is not None
@@ -169,7 +208,7 @@ class Resolver:
         chosen = set(options)
         if target.places:
             scope = self._places(target.places, None, ())
-            if isinstance(scope, Refuse | Ask) or scope is None:
+            if isinstance(scope, _ANSWERED) or scope is None:
                 return None
             chosen &= scope
         if target.name is not None:
@@ -235,33 +274,36 @@ class Resolver:
         focus: Sequence[str],
         area: str | None = None,
     ) -> Resolution:
-        scope = self._places(target.places, session, focus, area)
-        if isinstance(scope, Refuse | Ask):
+        places = target.places
+        scope = self._places(places, session, focus, area) if places else None
+        if isinstance(scope, _ANSWERED):
             return scope
-        noun = target.name.text if target.name else (target.type_word or "")
+        said_set = target.is_set
+        name = target.name
+        noun = name.text if name else (target.type_word or "")
         # 客厅的灯 is the device named 客厅灯: a single place plus a noun may spell a name.
         if (
-            len(target.places) == 1
+            len(places) == 1
             and noun
-            and not target.is_set
-            and target.places[0].kind in ("room", "floor", "group")
+            and not said_set
+            and places[0].kind in ("room", "floor", "group")
         ):
-            named = self.composed(target.places[0], noun)
+            named = self.composed(places[0], noun)
             if named is not None:
                 return self._single(clause, named.devices, session, focus, target, named.kind)
         match_kind: MatchKind = "exact"
-        is_set = target.is_set or (not target.name and bool(target.places))
-        if target.name is not None:
+        is_set = said_set or (not name and bool(places))
+        if name is not None:
             found = self._by_name(target)
-            if isinstance(found, Refuse | Ask):
+            if isinstance(found, _ANSWERED):
                 return found
             candidates, match_kind = found
             if scope is not None:
                 candidates = tuple(d for d in candidates if d in scope)
-            if not target.is_set and len(target.places) > 1 and candidates:
+            if not said_set and len(places) > 1 and candidates:
                 return self._per_place(clause, candidates, target, session, match_kind)
         else:
-            if not target.places and target.type_word and not target.is_set:
+            if not places and target.type_word and not said_set:
                 # The name rule comes before the type rule: a type word that is a device's
                 # name, alias or bare name (门锁, 取暖器) means exactly those devices.
                 for room in reversed(focus):  # 客厅灯开一下，顺便把窗帘拉上
@@ -281,7 +323,7 @@ class Resolver:
                 candidates = tuple(d for d in candidates if "onoff" in self._capabilities[d])
         for excluded in target.exclude:
             removed = self._excluded(excluded, session, focus)
-            if isinstance(removed, Refuse | Ask):
+            if isinstance(removed, _ANSWERED):
                 return removed
             candidates = tuple(d for d in candidates if d not in removed)
         if not candidates:
@@ -309,7 +351,7 @@ class Resolver:
         # The nearest place said before, in this utterance, narrows it first: it is the
         # freshest context there is.
         for room in reversed(focus):
-            here = tuple(d for d in able if self.home.device(d).room == room)
+            here = tuple(d for d in able if self._device[d].room == room)
             if len(here) == 1:
                 return Found(here, match)
             if here:
@@ -436,10 +478,10 @@ class Resolver:
         groups: set[str] | None = None
         for place in places:
             if place.kind == "room" and place.id:
-                ids.update(d.id for d in self.home.devices_in_room(place.id))
+                ids.update(self._in_room.get(place.id, ()))
             elif place.kind == "floor" and place.id:
-                for room in self.home.rooms_on_floor(place.id):
-                    ids.update(d.id for d in self.home.devices_in_room(room.id))
+                for room_ids in self._on_floor.get(place.id, ()):
+                    ids.update(room_ids)
             elif place.kind == "group" and place.id:
                 groups = (groups or set()) | set(self.home.group(place.id).members)
             elif place.kind == "home":
@@ -451,11 +493,10 @@ class Resolver:
                 if here is None:
                     return Ask((), say("ask.which_room", place=place.text))
                 if place.kind == "this_room":
-                    ids.update(d.id for d in self.home.devices_in_room(here))
+                    ids.update(self._in_room.get(here, ()))
                 else:
                     # Every device but here's: a set difference, not a walk over the home.
-                    here_ids = (d.id for d in self.home.devices_in_room(here))
-                    ids.update(self._everything.difference(here_ids))
+                    ids.update(self._everything.difference(self._in_room.get(here, ())))
         if groups is None:
             return ids
         areas_said = any(p.kind != "group" for p in places)
@@ -472,7 +513,7 @@ class Resolver:
         self, target: Target, session: Session, focus: Sequence[str]
     ) -> set[str] | Refuse | Ask:
         scope = self._places(target.places, session, focus)
-        if isinstance(scope, Refuse | Ask):
+        if isinstance(scope, _ANSWERED):
             return scope
         pool = scope if scope is not None else set(self._all)
         if target.name is not None:
@@ -491,9 +532,10 @@ class Resolver:
         if scope is None:
             return typed
         if len(scope) < len(typed):
-            return self._sorted(
-                {d for d in scope if kind is None or self.home.device(d).serves_as(kind)}
-            )
+            if kind is None:
+                return self._sorted(scope)
+            device = self._device
+            return self._sorted({d for d in scope if device[d].serves_as(kind)})
         return tuple(d for d in typed if d in scope)
 
     def _sorted(self, ids: set[str] | Sequence[str]) -> tuple[str, ...]:

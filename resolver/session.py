@@ -102,11 +102,16 @@ class Session:
 def _touch_all(items: deque[str], new: tuple[str, ...]) -> None:
     """Move `new` to the front of `items`, keeping their order. Only the first `maxlen`
     different ones can stay, so only they are touched: 打开所有的灯 names thousands."""
+    if len(new) == 1:  # most turns: one device, one room; no list to dedupe
+        _touch(items, new[0])
+        return
     for item in reversed(list(dict.fromkeys(new))[: items.maxlen]):
         _touch(items, item)
 
 
 def _touch(items: deque[str], item: str) -> None:
+    if items and items[0] == item:
+        return  # already the most recent (the same device again): nothing moves
     if item in items:
         items.remove(item)
     items.appendleft(item)
