@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, NamedTuple
 
 from jiayu.compiler.lalr import Leaf, Node
 from jiayu.grammar.vocab import HUES
@@ -72,9 +72,10 @@ class Unsupported(Exception):
         """Offset in the normalised utterance of the words that could not be used."""
 
 
-@dataclass(frozen=True)
-class Tail:
-    """What a clause does, before it meets its target."""
+class Tail(NamedTuple):
+    """What a clause does, before it meets its target. A named tuple, like the Body and
+    the numbers below, not a frozen dataclass: every clause makes one, and a frozen
+    dataclass costs several times as much to make."""
 
     action: Action
     value: Value | None = None
@@ -117,15 +118,13 @@ Group = list[Clause]
 """The clauses of one phrase as said (打开所有灯和空调 is one phrase, two clauses)."""
 
 
-@dataclass(frozen=True)
-class Body:
+class Body(NamedTuple):
     """The clauses of an utterance, each carrying the condition that guards it."""
 
     clauses: tuple[Clause, ...]
 
 
-@dataclass(frozen=True)
-class _Number:
+class _Number(NamedTuple):
     value: float
     unit: Any
 
@@ -172,8 +171,8 @@ class Builder:
         return body
 
     def _walk(self, tree: Node) -> Any:
-        children = [self._walk(c) if isinstance(c, Node) else c for c in tree.children]
-        return getattr(self, tree.data)(*children)
+        walk = self._walk
+        return getattr(self, tree.data)(*[walk(c) if type(c) is Node else c for c in tree.children])
 
     def _tok(self, t: Leaf) -> Token:
         return self._tokens[t.index]
@@ -197,10 +196,11 @@ class Builder:
                     "unexpected_word",
                     self._select_at.get(id(clause), 0),
                 )
-        if any(complaint_of(c) is None for c in clauses):
-            # 太热了，把空调调到24度: the complaint is the reason for what follows, not a
-            # command of its own.
-            clauses = [c for c in clauses if complaint_of(c) is None]
+        # 太热了，把空调调到24度: the complaint is the reason for what follows, not a command
+        # of its own (complaints alone stay).
+        commands = [c for c in clauses if complaint_of(c) is None]
+        if commands:
+            clauses = commands
         if len(clauses) == 1 and clauses[0].action == "stop" and clauses[0].target is None:
             clauses = [Clause("cancel")]  # 停下 alone stops what jiayu is doing: a cancel
         return Body(tuple(clauses))
@@ -288,12 +288,12 @@ class Builder:
     # --- clauses -----------------------------------------------------------
 
     def target_tail(self, *children: Any) -> Group | _Qualifier:
-        targets = next(c for c in children if isinstance(c, _Targets))
+        targets = next(c for c in children if type(c) is _Targets)
         if targets.exclusion_only:
             # 卫生间和浴室的不用开: only what is taken away, then a verb: it qualifies the
             # phrase it follows (or precedes), never "everything but these".
             return _Qualifier(targets[0].exclude, targets.after, targets.start)
-        said = [c for c in children if isinstance(c, Tail | list) and c is not targets]
+        said = [c for c in children if isinstance(c, (Tail, list)) and c is not targets]
         tails = [t for c in said for t in _tails(c)]
         if len(said) > 1 and any(t.action == "query" for t in tails):
             # 会客模式打开: a query run into an action is a misreading, not two requests.
@@ -395,7 +395,7 @@ class Builder:
             (self._payload(c) for c in children if isinstance(c, Leaf) and c.kind == "ATTR"),
             None,
         )
-        tail = _with_attribute(Tail("remember", value), attr)
+        tail = Tail("remember", _with_attribute(value, attr))
         if targets is None:
             return [_clause(tail, None)]
         return [_clause(tail, t) for t in targets]
@@ -456,7 +456,7 @@ class Builder:
 
     def head_set(self, _setv: Leaf, targets: _Targets, *rest: Any) -> Group:
         attr = self._attr_of(rest)
-        tail = _with_attribute(Tail("set", rest[-1]), attr)
+        tail = Tail("set", _with_attribute(rest[-1], attr))
         return [_clause(tail, t) for t in targets]
 
     def cancel_media(self, *children: Any) -> Group:
@@ -519,7 +519,7 @@ class Builder:
                     attr = self._payload(c)
                 else:
                     verb = True
-        return _with_attribute(Tail("set", children[-1], verb=verb or attr is not None), attr)
+        return Tail("set", _with_attribute(children[-1], attr), verb=verb or attr is not None)
 
     def t_rel(self, *children: Any) -> Tail:
         rel = next(self._payload(c) for c in children if isinstance(c, Leaf) and c.kind == "REL")
@@ -665,10 +665,11 @@ class Builder:
         """Read a run of target words: exclusions anywhere in it apply to every noun of
         it (打开除书房外的灯和空调, 所有灯和空调书房除外)."""
         items = list(said)
-        start = next((self._at(i) for i in items if isinstance(i, Leaf)), 0)
+        start = next((self._at(i) for i in items if type(i) is Leaf), 0)
         excludes: list[Target] = []
         after = False
-        k = 0
+        # Most runs take nothing away: then there is nothing to look for.
+        k = 0 if any(type(i) is not Leaf or i.kind in _EXCEPT_KINDS for i in items) else len(items)
         while k < len(items):
             item = items[k]
             if isinstance(item, list):  # 除了…以外, already read by exclusion()
@@ -689,8 +690,7 @@ class Builder:
                 k = begin
                 continue
             k += 1
-        said_words = [i for i in items if self._tok(i).kind != "DE"]
-        if not said_words:
+        if all(i.kind == "DE" for i in items):
             if not excludes:
                 raise Unsupported("a target with no words", "unsupported", start)
             return _Targets(
@@ -732,6 +732,10 @@ class Builder:
 
     def _split(self, items: Sequence[Any]) -> list[Target]:
         """One target per AND-separated part of a run of target words."""
+        if not any(type(i) is Leaf and i.kind == "AND" for i in items):
+            target = self._one_target(items)
+            if _has_what(target):
+                return [target]  # most runs: one part, which names what it means
         parts: list[list[Any]] = [[]]
         for item in items:
             if isinstance(item, Leaf) and item.kind == "AND":
@@ -805,6 +809,7 @@ class Builder:
         )
 
 
+_EXCEPT_KINDS = frozenset({"EXCEPT_POST", "EXCEPT_END"})
 _SPAN_PLACES = frozenset({"ROOM", "FLOOR", "GROUP"})
 _SPAN_NAMES = frozenset({"ROOM", "FLOOR", "GROUP", "NAME", "TYPE", "SCENE"})
 
@@ -957,19 +962,19 @@ def _apply_shared(target: Target, shared: dict[str, Any]) -> Target:
     return replace(target, **shared) if shared else target
 
 
-def _with_attribute(tail: Tail, attr: str | None) -> Tail:
-    if attr is None or tail.value is None:
-        return tail
-    value = tail.value
+def _with_attribute(value: Value | None, attr: str | None) -> Value | None:
+    """The value said with an attribute word (亮度调到30): what it sets."""
+    if attr is None or value is None:
+        return value
     attribute = _set_attribute(attr)
     if attribute == "fan_speed" and value.attribute == "mode" and value.word == "auto":
-        return replace(tail, value=replace(value, attribute="fan_speed"))  # 风速自动
+        return replace(value, attribute="fan_speed")  # 风速自动
     if value.attribute in (None, "target_temperature", "color_temp") or value.kind in (
         "extreme",
         "preferred",
     ):
-        value = replace(value, attribute=attribute)
-    return replace(tail, value=value)
+        return replace(value, attribute=attribute)
+    return value
 
 
 def _clause(tail: Tail, target: Target | None) -> Clause:
