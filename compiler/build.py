@@ -665,11 +665,25 @@ class Builder:
         """Read a run of target words: exclusions anywhere in it apply to every noun of
         it (打开除书房外的灯和空调, 所有灯和空调书房除外)."""
         items = list(said)
-        start = next((self._at(i) for i in items if type(i) is Leaf), 0)
+        # One look at the words first: where they start, and whether any takes something
+        # away (most runs do not: then there is nothing to look for) or says more than 的.
+        start = -1
+        plain = True
+        named = False
+        for item in items:
+            if type(item) is not Leaf:
+                plain = False
+                continue
+            if start < 0:
+                start = self._tokens[item.index].start
+            if item.kind in _EXCEPT_KINDS:
+                plain = False
+            elif item.kind != "DE":
+                named = True
+        start = max(start, 0)
         excludes: list[Target] = []
         after = False
-        # Most runs take nothing away: then there is nothing to look for.
-        k = 0 if any(type(i) is not Leaf or i.kind in _EXCEPT_KINDS for i in items) else len(items)
+        k = 0 if not plain else len(items)
         while k < len(items):
             item = items[k]
             if isinstance(item, list):  # 除了…以外, already read by exclusion()
@@ -690,7 +704,9 @@ class Builder:
                 k = begin
                 continue
             k += 1
-        if all(i.kind == "DE" for i in items):
+        if not plain:
+            named = any(i.kind != "DE" for i in items)
+        if not named:
             if not excludes:
                 raise Unsupported("a target with no words", "unsupported", start)
             return _Targets(
@@ -732,7 +748,10 @@ class Builder:
 
     def _split(self, items: Sequence[Any]) -> list[Target]:
         """One target per AND-separated part of a run of target words."""
-        if not any(type(i) is Leaf and i.kind == "AND" for i in items):
+        for item in items:
+            if type(item) is Leaf and item.kind == "AND":
+                break
+        else:
             target = self._one_target(items)
             if _has_what(target):
                 return [target]  # most runs: one part, which names what it means

@@ -229,7 +229,7 @@ class Lexicon:
         best[0] = 0
         # back = (start, entry, match): how the best segmentation up to an offset ends.
         back: list[tuple[int, Any, MatchKind]] = [(0, None, "unknown")] * (n + 1)
-        words, max_len = self._words, self._max_len
+        words = self._words
         sounds, sound_starts = self._sounds() if use_pinyin else ({}, frozenset())
         inside = self._exact_interiors(text) if use_pinyin else frozenset()
         # Each character's reading, once: said_key reads every character on its own, so the
@@ -240,17 +240,19 @@ class Lexicon:
         # among equals the first found wins.
         for i in range(n):
             step = best[i] + 1
-            for end in range(i + 1, min(i + max_len, n) + 1):
+            # No beginning of a word is longer than the longest word: the lookups stop there.
+            for end in range(i + 1, n + 1):
                 entry = words.get(text[i:end], _ABSENT)
                 if entry is _ABSENT:
                     break
                 if entry is not None and step < best[end]:
                     best[end] = step
                     back[end] = (i, entry, entry.match)
-            for end, value in numbers.get(i, ()):
-                if step < best[end]:
-                    best[end] = step
-                    back[end] = (i, value, "exact")
+            if i in numbers:
+                for end, value in numbers[i]:
+                    if step < best[end]:
+                        best[end] = step
+                        back[end] = (i, value, "exact")
             if use_pinyin and i not in inside:
                 # Slips count per token: one corrected word (台等 → 台灯) beats a classifier
                 # plus a corrected syllable.
