@@ -357,13 +357,15 @@ def _tokens(text: str, path: list[tuple[int, int, Any, MatchKind]]) -> list[Toke
     if unknown_from >= 0:
         tokens.append(_unknown(text, unknown_from, len(text)))
     # Each pass below changes only words of a few kinds, and most utterances have none of
-    # them: a pass is skipped when none of its kinds was lexed. The passes only ever turn a
+    # them: a pass is skipped when none of its kinds was lexed (_adverbs: no separator, no
+    # 和, and no kind twice, so no verb said twice). The passes only ever turn a
     # word into a filler, a count, a separator or a role of the same word (NEG → CANCEL),
     # so the kinds lexed here are all a later pass can meet.
     kinds = {t.kind for t in tokens}
     if CLF in kinds or ("BA" in kinds and "NUM" in kinds):
         tokens = _counts(tokens)
-    tokens = _adverbs(tokens)
+    if "SEP" in kinds or "AND" in kinds or len(kinds) < len(tokens):  # else no verb repeats
+        tokens = _adverbs(tokens)
     if not kinds.isdisjoint(_ROLE_KINDS) or ("ON" in kinds and "NUM" in kinds):
         tokens = _roles(tokens)
     return _spoken(tokens, kinds)
