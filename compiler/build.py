@@ -193,10 +193,10 @@ class Builder:
         return self._tokens[t.index]
 
     def _payload(self, t: Leaf) -> Any:
-        return self._tok(t).value
+        return self._tokens[t.index].value
 
     def _at(self, t: Leaf) -> int:
-        return self._tok(t).start
+        return self._tokens[t.index].start
 
     # --- utterance ---------------------------------------------------------
 
@@ -213,7 +213,7 @@ class Builder:
                 )
         # 太热了，把空调调到24度: the complaint is the reason for what follows, not a command
         # of its own (complaints alone stay).
-        commands = [c for c in clauses if complaint_of(c) is None]
+        commands = [c for c in clauses if c.action != "adjust" or complaint_of(c) is None]
         if commands:
             clauses = commands
         if len(clauses) == 1 and clauses[0].action == "stop" and clauses[0].target is None:
@@ -639,8 +639,6 @@ class Builder:
 
     # --- targets and conditions -------------------------------------------
 
-    def target(self, *items: Any) -> _Targets:
-        return self._targets(items)
 
     def exclusion(self, _except: Leaf, *items: Any) -> list[Target]:
         items = tuple(i for i in items if not (isinstance(i, Leaf) and i.kind == "EXCEPT_END"))
@@ -676,7 +674,7 @@ class Builder:
             attr = "target_temperature"  # 空调温度 is the set point
         return Condition(attr, op, number.value, subject, number.unit)
 
-    def _targets(self, said: Sequence[Any]) -> _Targets:
+    def target(self, *said: Any) -> _Targets:
         """Read a run of target words: exclusions anywhere in it apply to every noun of
         it (打开除书房外的灯和空调, 所有灯和空调书房除外)."""
         items = list(said)

@@ -210,14 +210,15 @@ class Lexicon:
     def lex(self, text: str) -> list[Token]:
         """Segment a normalised utterance into tokens (fillers included, for explanation)."""
         numbers = _numbers(text)  # scanned once, for both passes
-        path = self._segment(text, numbers, use_pinyin=False)
-        if any(kind is None for _, _, kind, _ in path):
-            path = self._segment(text, numbers, use_pinyin=True)
+        path, unknown = self._segment(text, numbers, use_pinyin=False)
+        if unknown:
+            path, _ = self._segment(text, numbers, use_pinyin=True)
         return _tokens(text, path)
 
     def _segment(
         self, text: str, numbers: dict[int, list[tuple[int, Any]]], *, use_pinyin: bool
-    ) -> list[tuple[int, int, Any, MatchKind]]:
+    ) -> tuple[list[tuple[int, int, Any, MatchKind]], bool]:
+        """The best segmentation, and whether it leaves any character unknown."""
         n = len(text)
         # The cost of a segmentation is (unknown chars, pinyin-matched tokens, tokens), packed
         # into one int of three `width`-bit fields so that ints compare as the tuples would,
@@ -280,7 +281,7 @@ class Lexicon:
             path.append((start, end, what, match))
             end = start
         path.reverse()
-        return path
+        return path, best[n] >= unknown  # the unknown count is the cost's top field
 
     def _exact_interiors(self, text: str) -> frozenset[int]:
         """Offsets strictly inside a word of two or more characters said exactly: a pinyin
@@ -301,6 +302,7 @@ class _Tenths(float):
     """A number said in tenths (三成): 30, in percent."""
 
 
+_NUMBER_START = re.compile("[" + re.escape("".join(sorted(NUMBER_START))) + "]")
 _TIME_WORD = re.compile("|".join(map(re.escape, TIME_WORDS)))
 
 
@@ -310,7 +312,12 @@ def _numbers(text: str) -> dict[int, list[tuple[int, Any]]]:
     found: dict[int, list[tuple[int, Any]]] = {}
     # A time needs one of these words; most utterances have none, so never scan for one.
     timely = TIME_START if _TIME_WORD.search(text) else frozenset()
-    for i, ch in enumerate(text):
+    # Most utterances have no time word and one number or none: then only the offsets where
+    # a number may start are looked at.
+    offsets = (
+        enumerate(text) if timely else ((m.start(), m[0]) for m in _NUMBER_START.finditer(text))
+    )
+    for i, ch in offsets:
         if ch in NUMBER_START:
             number = scan_number(text, i)
             if number is not None:
