@@ -639,7 +639,6 @@ class Builder:
 
     # --- targets and conditions -------------------------------------------
 
-
     def exclusion(self, _except: Leaf, *items: Any) -> list[Target]:
         items = tuple(i for i in items if not (isinstance(i, Leaf) and i.kind == "EXCEPT_END"))
         return self._split(items)
