@@ -109,6 +109,8 @@ class _Qualifier:
 class _Targets(list[Target]):
     """The targets of one run of target words, and where the run starts."""
 
+    __slots__ = ("after", "exclusion_only", "start")
+
     def __init__(
         self,
         targets: Sequence[Target],
@@ -201,7 +203,20 @@ class Builder:
     # --- utterance ---------------------------------------------------------
 
     def start(self, *children: Any) -> Body:
-        groups = _attach_qualifiers(children[-1])
+        said: list[Group | _Qualifier] = children[-1]
+        if len(said) == 1 and type(said[0]) is list and len(said[0]) == 1:
+            clauses = said[0]  # most utterances: one clause, nothing to attach or carry over
+        else:
+            clauses = self._joined(said)
+        if len(clauses) == 1 and clauses[0].action == "stop" and clauses[0].target is None:
+            clauses = [Clause("cancel")]  # 停下 alone stops what jiayu is doing: a cancel
+        return Body(tuple(clauses))
+
+    def _joined(self, said: list[Group | _Qualifier]) -> list[Clause]:
+        """The clauses of several phrases, or of several clauses, as one list: qualifiers
+        attached, targets said alone carried to the clause after them, complaints dropped
+        when a command follows them."""
+        groups = _attach_qualifiers(said)
         clauses = _named_ahead([c for group in groups for c in group])
         for index, clause in enumerate(clauses):
             if clause.action == "select" and index > 0:
@@ -214,11 +229,7 @@ class Builder:
         # 太热了，把空调调到24度: the complaint is the reason for what follows, not a command
         # of its own (complaints alone stay).
         commands = [c for c in clauses if c.action != "adjust" or complaint_of(c) is None]
-        if commands:
-            clauses = commands
-        if len(clauses) == 1 and clauses[0].action == "stop" and clauses[0].target is None:
-            clauses = [Clause("cancel")]  # 停下 alone stops what jiayu is doing: a cancel
-        return Body(tuple(clauses))
+        return commands or clauses
 
     def clauses(self, *children: Any) -> list[Group | _Qualifier]:
         groups: list[Group | _Qualifier] = []
