@@ -319,9 +319,17 @@ class Builder:
             # 卫生间和浴室的不用开: only what is taken away, then a verb: it qualifies the
             # phrase it follows (or precedes), never "everything but these".
             return _Qualifier(targets[0].exclude, targets.after, targets.start)
-        said = [c for c in children if isinstance(c, (Tail, list)) and c is not targets]
-        tails = [t for c in said for t in _tails(c)]
-        if len(said) > 1 and any(t.action == "query" for t in tails):
+        tails: list[Tail] = []
+        said = 0  # how many tails were said (温度和湿度多少 is one, of two)
+        for c in children:
+            if type(c) is Tail:
+                tails.append(c)
+            elif isinstance(c, list) and c is not targets:
+                tails.extend(c)
+            else:
+                continue
+            said += 1
+        if said > 1 and any(t.action == "query" for t in tails):
             # 会客模式打开: a query run into an action is a misreading, not two requests.
             raise Unsupported(
                 "a question and an action run together", "unexpected_word", targets.start
