@@ -363,15 +363,23 @@ def _tokens(text: str, path: list[tuple[int, int, Any, MatchKind]]) -> list[Toke
             tokens.append(Token("NUM", said, said, start, "exact", what))
     if unknown_from >= 0:
         tokens.append(_unknown(text, unknown_from, len(text)))
-    # Each pass below changes only words of a few kinds, and most utterances have none of
-    # them: a pass is skipped when none of its kinds was lexed (_adverbs: no separator, no
-    # 和, and no kind twice, so no verb said twice). The passes only ever turn a
-    # word into a filler, a count, a separator or a role of the same word (NEG → CANCEL),
-    # so the kinds lexed here are all a later pass can meet.
+    return _word_roles(tokens)
+
+
+def _word_roles(tokens: list[Token]) -> list[Token]:
+    """The passes that give words the role their neighbours decide, in order.
+
+    Each pass changes only words of a few kinds, and most utterances have none of them: a
+    pass is skipped when none of its kinds was lexed (_adverbs: no separator, no 和, and no
+    kind twice, so no verb said twice). The passes only ever turn a word into a filler, a
+    count, a separator or a role of the same word (NEG → CANCEL), so the kinds lexed are all
+    a later pass can meet (tests/test_lexer_passes.py checks that the skips change nothing).
+    """
     kinds = {t.kind for t in tokens}
+    repeated = len(kinds) < len(tokens)  # counted before _counts merges 三+个
     if CLF in kinds or ("BA" in kinds and "NUM" in kinds):
         tokens = _counts(tokens)
-    if "SEP" in kinds or "AND" in kinds or len(kinds) < len(tokens):  # else no verb repeats
+    if "SEP" in kinds or "AND" in kinds or repeated:  # else no verb is said twice
         tokens = _adverbs(tokens)
     if not kinds.isdisjoint(_ROLE_KINDS) or ("ON" in kinds and "NUM" in kinds):
         tokens = _roles(tokens)
@@ -561,7 +569,12 @@ def _spoken(tokens: list[Token], kinds: set[str]) -> list[Token]:
         said = [tokens[i] for i in words]
         # 好的，那就关灯吧: 好的 runs into 那就 and what follows; a comma between is no pause.
         then = 2 if len(said) > 3 and said[1].kind == "SEP" and not said[1].text.isalnum() else 1
-        if said[0].kind == "CONFIRM" and len(said) > then + 1 and said[then].kind == "THEN":
+        if (
+            said
+            and said[0].kind == "CONFIRM"
+            and len(said) > then + 1
+            and said[then].kind == "THEN"
+        ):
             for i in words[: then + 1]:
                 out[i] = _as(tokens[i], FILLER, None)
     if kinds.isdisjoint(_SPOKEN_KINDS) and "NEG" not in kinds:  # _roles makes NEG a CANCEL
