@@ -153,11 +153,12 @@ def complaint_of(clause: Clause) -> str | None:
     return None
 
 
+# In a command, 温度 and 湿度 are the set point; in a query or a condition, the sensors.
+_SET_POINTS = {"temperature": "target_temperature", "humidity": "target_humidity"}
+
+
 def _set_attribute(attribute: str | None) -> str | None:
-    # In a command, 温度 and 湿度 are the set point; in a query or a condition, the sensors.
-    return {"temperature": "target_temperature", "humidity": "target_humidity"}.get(
-        attribute or "", attribute
-    )
+    return _SET_POINTS.get(attribute or "", attribute)
 
 
 class Builder:
@@ -314,7 +315,9 @@ class Builder:
     # --- clauses -----------------------------------------------------------
 
     def target_tail(self, *children: Any) -> Group | _Qualifier:
-        targets = next(c for c in children if type(c) is _Targets)
+        for targets in children:
+            if type(targets) is _Targets:
+                break
         if targets.exclusion_only:
             # 卫生间和浴室的不用开: only what is taken away, then a verb: it qualifies the
             # phrase it follows (or precedes), never "everything but these".
