@@ -13,8 +13,8 @@ compile is a NoParse and nothing is sent — never a harmless-looking extra clau
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, NamedTuple, TypeVar
 
 from jiayu.compiler.lalr import Leaf, Node
 from jiayu.grammar.vocab import HUES
@@ -59,6 +59,16 @@ _LEVEL_WORDS = {
 }
 
 
+_Item = TypeVar("_Item")
+
+
+def _replace(item: _Item, **changes: Any) -> _Item:
+    """dataclasses.replace for the IR's frozen dataclasses, at a third of the cost: their
+    __dict__ holds exactly their fields (jiayu/ir.py), so the copy's arguments are taken
+    from it at once instead of field by field. A misspelt change still raises TypeError."""
+    return type(item)(**{**item.__dict__, **changes})
+
+
 class Unsupported(Exception):
     """The words parse but mean nothing jiayu can do (a level with no direction, an
     exclusion with nothing to take it from, a target left alone between commands)."""
@@ -72,9 +82,10 @@ class Unsupported(Exception):
         """Offset in the normalised utterance of the words that could not be used."""
 
 
-@dataclass(frozen=True)
-class Tail:
-    """What a clause does, before it meets its target."""
+class Tail(NamedTuple):
+    """What a clause does, before it meets its target. A named tuple, like the Body and
+    the numbers below, not a frozen dataclass: every clause makes one, and a frozen
+    dataclass costs several times as much to make."""
 
     action: Action
     value: Value | None = None
@@ -98,6 +109,8 @@ class _Qualifier:
 class _Targets(list[Target]):
     """The targets of one run of target words, and where the run starts."""
 
+    __slots__ = ("after", "exclusion_only", "start")
+
     def __init__(
         self,
         targets: Sequence[Target],
@@ -117,15 +130,13 @@ Group = list[Clause]
 """The clauses of one phrase as said (打开所有灯和空调 is one phrase, two clauses)."""
 
 
-@dataclass(frozen=True)
-class Body:
+class Body(NamedTuple):
     """The clauses of an utterance, each carrying the condition that guards it."""
 
     clauses: tuple[Clause, ...]
 
 
-@dataclass(frozen=True)
-class _Number:
+class _Number(NamedTuple):
     value: float
     unit: Any
 
@@ -142,11 +153,12 @@ def complaint_of(clause: Clause) -> str | None:
     return None
 
 
+# In a command, 温度 and 湿度 are the set point; in a query or a condition, the sensors.
+_SET_POINTS = {"temperature": "target_temperature", "humidity": "target_humidity"}
+
+
 def _set_attribute(attribute: str | None) -> str | None:
-    # In a command, 温度 and 湿度 are the set point; in a query or a condition, the sensors.
-    return {"temperature": "target_temperature", "humidity": "target_humidity"}.get(
-        attribute or "", attribute
-    )
+    return _SET_POINTS.get(attribute or "", attribute)
 
 
 class Builder:
@@ -172,22 +184,40 @@ class Builder:
         return body
 
     def _walk(self, tree: Node) -> Any:
-        children = [self._walk(c) if isinstance(c, Node) else c for c in tree.children]
+        children: list[Any] = tree.children
+        for child in children:
+            if type(child) is Node:  # else all are words, passed as they are
+                walk = self._walk
+                children = [walk(c) if type(c) is Node else c for c in children]
+                break
         return getattr(self, tree.data)(*children)
 
     def _tok(self, t: Leaf) -> Token:
         return self._tokens[t.index]
 
     def _payload(self, t: Leaf) -> Any:
-        return self._tok(t).value
+        return self._tokens[t.index].value
 
     def _at(self, t: Leaf) -> int:
-        return self._tok(t).start
+        return self._tokens[t.index].start
 
     # --- utterance ---------------------------------------------------------
 
     def start(self, *children: Any) -> Body:
-        groups = _attach_qualifiers(children[-1])
+        said: list[Group | _Qualifier] = children[-1]
+        if len(said) == 1 and type(said[0]) is list and len(said[0]) == 1:
+            clauses = said[0]  # most utterances: one clause, nothing to attach or carry over
+        else:
+            clauses = self._joined(said)
+        if len(clauses) == 1 and clauses[0].action == "stop" and clauses[0].target is None:
+            clauses = [Clause("cancel")]  # 停下 alone stops what jiayu is doing: a cancel
+        return Body(tuple(clauses))
+
+    def _joined(self, said: list[Group | _Qualifier]) -> list[Clause]:
+        """The clauses of several phrases, or of several clauses, as one list: qualifiers
+        attached, targets said alone carried to the clause after them, complaints dropped
+        when a command follows them."""
+        groups = _attach_qualifiers(said)
         clauses = _named_ahead([c for group in groups for c in group])
         for index, clause in enumerate(clauses):
             if clause.action == "select" and index > 0:
@@ -197,13 +227,10 @@ class Builder:
                     "unexpected_word",
                     self._select_at.get(id(clause), 0),
                 )
-        if any(complaint_of(c) is None for c in clauses):
-            # 太热了，把空调调到24度: the complaint is the reason for what follows, not a
-            # command of its own.
-            clauses = [c for c in clauses if complaint_of(c) is None]
-        if len(clauses) == 1 and clauses[0].action == "stop" and clauses[0].target is None:
-            clauses = [Clause("cancel")]  # 停下 alone stops what jiayu is doing: a cancel
-        return Body(tuple(clauses))
+        # 太热了，把空调调到24度: the complaint is the reason for what follows, not a command
+        # of its own (complaints alone stay).
+        commands = [c for c in clauses if c.action != "adjust" or complaint_of(c) is None]
+        return commands or clauses
 
     def clauses(self, *children: Any) -> list[Group | _Qualifier]:
         groups: list[Group | _Qualifier] = []
@@ -234,30 +261,30 @@ class Builder:
             if isinstance(group, _Qualifier):
                 guarded.append(group)
             else:
-                guarded.append([replace(c, condition=condition) for c in group])
+                guarded.append([_replace(c, condition=condition) for c in group])
         return [*before, *guarded]
 
     # --- clause modifiers ----------------------------------------------------
 
     def negated(self, _neg: Leaf, group: Group | _Qualifier) -> Group:
-        return [replace(c, negated=True) for c in _actions(group, "别/不要")]
+        return [_replace(c, negated=True) for c in _actions(group, "别/不要")]
 
     def negated_tail(self, *children: Any) -> Group | _Qualifier:
         targets, tail = children[-3], children[-1]
         clauses = self.target_tail(targets, tail)
         if isinstance(clauses, _Qualifier):
             return clauses  # 床头灯留着别关: the negated verb repeats the exclusion
-        return [replace(c, negated=True) for c in _actions(clauses, "别")]
+        return [_replace(c, negated=True) for c in _actions(clauses, "别")]
 
     def timed(self, time: Leaf, *rest: Any) -> Group:
         timing = self._payload(time)
-        return [replace(c, when=timing) for c in _actions(rest[-1], "a time")]
+        return [_replace(c, when=timing) for c in _actions(rest[-1], "a time")]
 
     def timed_tail(self, *children: Any) -> Group:
         targets, time, tail = children[-3], children[-2], children[-1]
         timing: Timing = self._payload(time)
         return [
-            replace(c, when=timing) for c in _actions(self.target_tail(targets, tail), "a time")
+            _replace(c, when=timing) for c in _actions(self.target_tail(targets, tail), "a time")
         ]
 
     def at_place(self, _at: Leaf, targets: _Targets, *rest: Any) -> Group:
@@ -271,8 +298,8 @@ class Builder:
             if target is None:
                 target = Target(places=places)
             elif not target.places:
-                target = replace(target, places=places)
-            out.append(replace(clause, target=target))
+                target = _replace(target, places=places)
+            out.append(_replace(clause, target=target))
         return out
 
     def habit(self, _habit: Leaf, *rest: Any) -> Group:
@@ -288,14 +315,24 @@ class Builder:
     # --- clauses -----------------------------------------------------------
 
     def target_tail(self, *children: Any) -> Group | _Qualifier:
-        targets = next(c for c in children if isinstance(c, _Targets))
+        for targets in children:
+            if type(targets) is _Targets:
+                break
         if targets.exclusion_only:
             # 卫生间和浴室的不用开: only what is taken away, then a verb: it qualifies the
             # phrase it follows (or precedes), never "everything but these".
             return _Qualifier(targets[0].exclude, targets.after, targets.start)
-        said = [c for c in children if isinstance(c, Tail | list) and c is not targets]
-        tails = [t for c in said for t in _tails(c)]
-        if len(said) > 1 and any(t.action == "query" for t in tails):
+        tails: list[Tail] = []
+        said = 0  # how many tails were said (温度和湿度多少 is one, of two)
+        for c in children:
+            if type(c) is Tail:
+                tails.append(c)
+            elif isinstance(c, list) and c is not targets:
+                tails.extend(c)
+            else:
+                continue
+            said += 1
+        if said > 1 and any(t.action == "query" for t in tails):
             # 会客模式打开: a query run into an action is a misreading, not two requests.
             raise Unsupported(
                 "a question and an action run together", "unexpected_word", targets.start
@@ -342,7 +379,7 @@ class Builder:
             scene = self._scene_of(target)
             if len(target.places) > 1 and target.quantifier == "one":
                 # 客厅和卧室的: an answer naming several places means what is in each of them.
-                target = replace(target, quantifier="all")
+                target = _replace(target, quantifier="all")
             clause = Clause("scene", target, scene=scene) if scene else Clause("select", target)
             self._select_at[id(clause)] = targets.start
             clauses.append(clause)
@@ -395,7 +432,7 @@ class Builder:
             (self._payload(c) for c in children if isinstance(c, Leaf) and c.kind == "ATTR"),
             None,
         )
-        tail = _with_attribute(Tail("remember", value), attr)
+        tail = Tail("remember", _with_attribute(value, attr))
         if targets is None:
             return [_clause(tail, None)]
         return [_clause(tail, t) for t in targets]
@@ -411,12 +448,12 @@ class Builder:
             places = tuple(p for t in runs[0] for p in t.places)
             if not all(t.is_place_only for t in runs[0]):
                 raise Unsupported("a set question names its place first", "unsupported")
-            targets = [replace(t, places=(*places, *t.places)) for t in targets]
+            targets = [_replace(t, places=(*places, *t.places)) for t in targets]
         question: Question = self._payload(asked)
         return [
             Clause(
                 "query",
-                replace(t, quantifier="all") if t.quantifier == "one" else t,
+                _replace(t, quantifier="all") if t.quantifier == "one" else t,
                 attribute=attribute,
                 question=question,
                 expected=expected,
@@ -456,7 +493,7 @@ class Builder:
 
     def head_set(self, _setv: Leaf, targets: _Targets, *rest: Any) -> Group:
         attr = self._attr_of(rest)
-        tail = _with_attribute(Tail("set", rest[-1]), attr)
+        tail = Tail("set", _with_attribute(rest[-1], attr))
         return [_clause(tail, t) for t in targets]
 
     def cancel_media(self, *children: Any) -> Group:
@@ -519,7 +556,7 @@ class Builder:
                     attr = self._payload(c)
                 else:
                     verb = True
-        return _with_attribute(Tail("set", children[-1], verb=verb or attr is not None), attr)
+        return Tail("set", _with_attribute(children[-1], attr), verb=verb or attr is not None)
 
     def t_rel(self, *children: Any) -> Tail:
         rel = next(self._payload(c) for c in children if isinstance(c, Leaf) and c.kind == "REL")
@@ -624,9 +661,6 @@ class Builder:
 
     # --- targets and conditions -------------------------------------------
 
-    def target(self, *items: Any) -> _Targets:
-        return self._targets(items)
-
     def exclusion(self, _except: Leaf, *items: Any) -> list[Target]:
         items = tuple(i for i in items if not (isinstance(i, Leaf) and i.kind == "EXCEPT_END"))
         return self._split(items)
@@ -661,14 +695,29 @@ class Builder:
             attr = "target_temperature"  # 空调温度 is the set point
         return Condition(attr, op, number.value, subject, number.unit)
 
-    def _targets(self, said: Sequence[Any]) -> _Targets:
+    def target(self, *said: Any) -> _Targets:
         """Read a run of target words: exclusions anywhere in it apply to every noun of
         it (打开除书房外的灯和空调, 所有灯和空调书房除外)."""
         items = list(said)
-        start = next((self._at(i) for i in items if isinstance(i, Leaf)), 0)
+        # One look at the words first: where they start, and whether any takes something
+        # away (most runs do not: then there is nothing to look for) or says more than 的.
+        start = -1
+        plain = True
+        named = False
+        for item in items:
+            if type(item) is not Leaf:
+                plain = False
+                continue
+            if start < 0:
+                start = self._tokens[item.index].start
+            if item.kind in _EXCEPT_KINDS:
+                plain = False
+            elif item.kind != "DE":
+                named = True
+        start = max(start, 0)
         excludes: list[Target] = []
         after = False
-        k = 0
+        k = 0 if not plain else len(items)
         while k < len(items):
             item = items[k]
             if isinstance(item, list):  # 除了…以外, already read by exclusion()
@@ -689,8 +738,9 @@ class Builder:
                 k = begin
                 continue
             k += 1
-        said_words = [i for i in items if self._tok(i).kind != "DE"]
-        if not said_words:
+        if not plain:
+            named = any(i.kind != "DE" for i in items)
+        if not named:
             if not excludes:
                 raise Unsupported("a target with no words", "unsupported", start)
             return _Targets(
@@ -706,7 +756,7 @@ class Builder:
             noun = next((e for e in excludes if e.type_word), None)
             if noun is not None:
                 targets = [
-                    replace(t, device_type=noun.device_type, type_word=noun.type_word)
+                    _replace(t, device_type=noun.device_type, type_word=noun.type_word)
                     if not _has_what(t)
                     else t
                     for t in targets
@@ -732,6 +782,13 @@ class Builder:
 
     def _split(self, items: Sequence[Any]) -> list[Target]:
         """One target per AND-separated part of a run of target words."""
+        for item in items:
+            if type(item) is Leaf and item.kind == "AND":
+                break
+        else:
+            target = self._one_target(items)
+            if _has_what(target):
+                return [target]  # most runs: one part, which names what it means
         parts: list[list[Any]] = [[]]
         for item in items:
             if isinstance(item, Leaf) and item.kind == "AND":
@@ -749,7 +806,7 @@ class Builder:
                 shared = _merge_shared(shared, target)
                 continue
             if pending_places or shared:
-                target = replace(target, places=(*pending_places, *target.places), **shared)
+                target = _replace(target, places=(*pending_places, *target.places), **shared)
             pending_places, shared = [], {}
             targets.append(target)
         if pending_places or not targets:
@@ -761,7 +818,7 @@ class Builder:
         if quantifier == "one":
             return targets
         return [
-            replace(t, quantifier=quantifier) if t.quantifier == "one" and t.count is None else t
+            _replace(t, quantifier=quantifier) if t.quantifier == "one" and t.count is None else t
             for t in targets
         ]
 
@@ -805,6 +862,7 @@ class Builder:
         )
 
 
+_EXCEPT_KINDS = frozenset({"EXCEPT_POST", "EXCEPT_END"})
 _SPAN_PLACES = frozenset({"ROOM", "FLOOR", "GROUP"})
 _SPAN_NAMES = frozenset({"ROOM", "FLOOR", "GROUP", "NAME", "TYPE", "SCENE"})
 
@@ -867,7 +925,7 @@ def _exclude_group(group: Group, excluded: tuple[Target, ...], position: int) ->
     if not any(c.target is not None and c.action != "select" for c in group):
         raise Unsupported("an exclusion with nothing to exclude from", "unattached", position)
     return [
-        replace(c, target=_excluding(c.target, excluded))
+        _replace(c, target=_excluding(c.target, excluded))
         if c.target is not None and c.action != "select"
         else c
         for c in group
@@ -919,7 +977,7 @@ def _named_ahead(clauses: list[Clause]) -> list[Clause]:
             if target.reference and not (target.places or target.name or target.type_word):
                 continue
             if following.target is None and following.action in _NEEDS_TARGET:
-                clauses[index + 1] = replace(following, target=target)
+                clauses[index + 1] = _replace(following, target=target)
                 continue
         out.append(clause)
     return out
@@ -929,7 +987,7 @@ def _excluding(target: Target, excluded: tuple[Target, ...]) -> Target:
     quantifier: Quantifier = "all" if target.quantifier == "one" else target.quantifier
     # 除了客厅，其他房间的灯: the exclusion already says what "other" means.
     places = tuple(p for p in target.places if p.kind != "other_rooms")
-    return replace(
+    return _replace(
         target, places=places, exclude=(*target.exclude, *excluded), quantifier=quantifier
     )
 
@@ -954,22 +1012,22 @@ def _merge_shared(shared: dict[str, Any], target: Target) -> dict[str, Any]:
 
 
 def _apply_shared(target: Target, shared: dict[str, Any]) -> Target:
-    return replace(target, **shared) if shared else target
+    return _replace(target, **shared) if shared else target
 
 
-def _with_attribute(tail: Tail, attr: str | None) -> Tail:
-    if attr is None or tail.value is None:
-        return tail
-    value = tail.value
+def _with_attribute(value: Value | None, attr: str | None) -> Value | None:
+    """The value said with an attribute word (亮度调到30): what it sets."""
+    if attr is None or value is None:
+        return value
     attribute = _set_attribute(attr)
     if attribute == "fan_speed" and value.attribute == "mode" and value.word == "auto":
-        return replace(tail, value=replace(value, attribute="fan_speed"))  # 风速自动
+        return _replace(value, attribute="fan_speed")  # 风速自动
     if value.attribute in (None, "target_temperature", "color_temp") or value.kind in (
         "extreme",
         "preferred",
     ):
-        value = replace(value, attribute=attribute)
-    return replace(tail, value=value)
+        return _replace(value, attribute=attribute)
+    return value
 
 
 def _clause(tail: Tail, target: Target | None) -> Clause:
@@ -978,7 +1036,7 @@ def _clause(tail: Tail, target: Target | None) -> Clause:
         if target is None:
             target = Target(device_type=played.value, type_word=played.text)
         elif not (target.name or target.type_word or target.reference):
-            target = replace(target, device_type=played.value, type_word=played.text)
+            target = _replace(target, device_type=played.value, type_word=played.text)
     question = tail.question
     if question == "yes_no" and target is not None and target.is_set:
         question = "all"  # 门窗都关好了吗 / 所有门都锁了吗: every one of the set

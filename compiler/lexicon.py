@@ -86,6 +86,8 @@ def _fixed_entries(*, soft: bool) -> dict[str, Entry]:
     return entries
 
 
+_ABSENT: Any = object()
+"""What the segmenter's lookup gives for a span that begins no word."""
 _FIXED = _fixed_entries(soft=False)
 _SOFT = _fixed_entries(soft=True)
 
@@ -162,16 +164,20 @@ class Lexicon:
         self.name_chars: frozenset[str] = name_chars
         """Every character of the home's names: an unknown word sharing none of them is no
         slip of a name (compiler/parse.py)."""
-        prefixes: set[str] = set()
+        # Every beginning of a word, with the word's entry when it is one itself (None when
+        # it only begins longer words): one lookup per span tells the segmenter both whether
+        # to go on and what it found.
+        words: dict[str, Entry | None] = {}
         for word in self.entries:
             # Longest first, stopping at one already there: then so are all shorter ones.
             # Names in a big home share long prefixes (305房间台灯, 305房间空调).
             for end in range(len(word), 0, -1):
                 prefix = word[:end]
-                if prefix in prefixes:
+                if prefix in words:
                     break
-                prefixes.add(prefix)
-        self._prefixes = frozenset(prefixes)
+                words[prefix] = None
+        words.update(self.entries)
+        self._words = words
         self._max_len = max(map(len, self.entries))
         self._pinyin: tuple[dict[str, tuple[Entry, ...]], frozenset[str]] | None = None
 
@@ -204,14 +210,15 @@ class Lexicon:
     def lex(self, text: str) -> list[Token]:
         """Segment a normalised utterance into tokens (fillers included, for explanation)."""
         numbers = _numbers(text)  # scanned once, for both passes
-        path = self._segment(text, numbers, use_pinyin=False)
-        if any(kind is None for _, _, kind, _ in path):
-            path = self._segment(text, numbers, use_pinyin=True)
+        path, unknown = self._segment(text, numbers, use_pinyin=False)
+        if unknown:
+            path, _ = self._segment(text, numbers, use_pinyin=True)
         return _tokens(text, path)
 
     def _segment(
         self, text: str, numbers: dict[int, list[tuple[int, Any]]], *, use_pinyin: bool
-    ) -> list[tuple[int, int, Any, MatchKind]]:
+    ) -> tuple[list[tuple[int, int, Any, MatchKind]], bool]:
+        """The best segmentation, and whether it leaves any character unknown."""
         n = len(text)
         # The cost of a segmentation is (unknown chars, pinyin-matched tokens, tokens), packed
         # into one int of three `width`-bit fields so that ints compare as the tuples would,
@@ -223,7 +230,7 @@ class Lexicon:
         best[0] = 0
         # back = (start, entry, match): how the best segmentation up to an offset ends.
         back: list[tuple[int, Any, MatchKind]] = [(0, None, "unknown")] * (n + 1)
-        entries, prefixes, max_len = self.entries, self._prefixes, self._max_len
+        words = self._words
         sounds, sound_starts = self._sounds() if use_pinyin else ({}, frozenset())
         inside = self._exact_interiors(text) if use_pinyin else frozenset()
         # Each character's reading, once: said_key reads every character on its own, so the
@@ -234,18 +241,19 @@ class Lexicon:
         # among equals the first found wins.
         for i in range(n):
             step = best[i] + 1
-            for end in range(i + 1, min(i + max_len, n) + 1):
-                word = text[i:end]
-                if word not in prefixes:
+            # No beginning of a word is longer than the longest word: the lookups stop there.
+            for end in range(i + 1, n + 1):
+                entry = words.get(text[i:end], _ABSENT)
+                if entry is _ABSENT:
                     break
-                entry = entries.get(word)
                 if entry is not None and step < best[end]:
                     best[end] = step
                     back[end] = (i, entry, entry.match)
-            for end, value in numbers.get(i, ()):
-                if step < best[end]:
-                    best[end] = step
-                    back[end] = (i, value, "exact")
+            if i in numbers:
+                for end, value in numbers[i]:
+                    if step < best[end]:
+                        best[end] = step
+                        back[end] = (i, value, "exact")
             if use_pinyin and i not in inside:
                 # Slips count per token: one corrected word (台等 → 台灯) beats a classifier
                 # plus a corrected syllable.
@@ -273,19 +281,18 @@ class Lexicon:
             path.append((start, end, what, match))
             end = start
         path.reverse()
-        return path
+        return path, best[n] >= unknown  # the unknown count is the cost's top field
 
     def _exact_interiors(self, text: str) -> frozenset[int]:
         """Offsets strictly inside a word of two or more characters said exactly: a pinyin
         reading may not start or end there (it would cut 关掉 to read 掉卫 as 调为)."""
         inside: set[int] = set()
-        entries, prefixes, max_len = self.entries, self._prefixes, self._max_len
+        words, max_len = self._words, self._max_len
         for i in range(len(text)):
             for end in range(i + 2, min(i + max_len, len(text)) + 1):
-                word = text[i:end]
-                if word not in prefixes:
+                entry = words.get(text[i:end], _ABSENT)
+                if entry is _ABSENT:
                     break
-                entry = entries.get(word)
                 if entry is not None and entry.kind != FILLER:
                     inside.update(range(i + 1, end))
         return frozenset(inside)
@@ -295,6 +302,7 @@ class _Tenths(float):
     """A number said in tenths (三成): 30, in percent."""
 
 
+_NUMBER_START = re.compile("[" + re.escape("".join(sorted(NUMBER_START))) + "]")
 _TIME_WORD = re.compile("|".join(map(re.escape, TIME_WORDS)))
 
 
@@ -304,7 +312,12 @@ def _numbers(text: str) -> dict[int, list[tuple[int, Any]]]:
     found: dict[int, list[tuple[int, Any]]] = {}
     # A time needs one of these words; most utterances have none, so never scan for one.
     timely = TIME_START if _TIME_WORD.search(text) else frozenset()
-    for i, ch in enumerate(text):
+    # Most utterances have no time word and one number or none: then only the offsets where
+    # a number may start are looked at.
+    offsets = (
+        enumerate(text) if timely else ((m.start(), m[0]) for m in _NUMBER_START.finditer(text))
+    )
+    for i, ch in offsets:
         if ch in NUMBER_START:
             number = scan_number(text, i)
             if number is not None:
@@ -350,7 +363,27 @@ def _tokens(text: str, path: list[tuple[int, int, Any, MatchKind]]) -> list[Toke
             tokens.append(Token("NUM", said, said, start, "exact", what))
     if unknown_from >= 0:
         tokens.append(_unknown(text, unknown_from, len(text)))
-    return _spoken(_roles(_adverbs(_counts(tokens))))
+    return _word_roles(tokens)
+
+
+def _word_roles(tokens: list[Token]) -> list[Token]:
+    """The passes that give words the role their neighbours decide, in order.
+
+    Each pass changes only words of a few kinds, and most utterances have none of them: a
+    pass is skipped when none of its kinds was lexed (_adverbs: no separator, no 和, and no
+    kind twice, so no verb said twice). The passes only ever turn a word into a filler, a
+    count, a separator or a role of the same word (NEG → CANCEL), so the kinds lexed are all
+    a later pass can meet (tests/test_lexer_passes.py checks that the skips change nothing).
+    """
+    kinds = {t.kind for t in tokens}
+    repeated = len(kinds) < len(tokens)  # counted before _counts merges 三+个
+    if CLF in kinds or ("BA" in kinds and "NUM" in kinds):
+        tokens = _counts(tokens)
+    if "SEP" in kinds or "AND" in kinds or repeated:  # else no verb is said twice
+        tokens = _adverbs(tokens)
+    if not kinds.isdisjoint(_ROLE_KINDS) or ("ON" in kinds and "NUM" in kinds):
+        tokens = _roles(tokens)
+    return _spoken(tokens, kinds)
 
 
 def _unknown(text: str, start: int, end: int) -> Token:
@@ -464,6 +497,10 @@ _PLACES = frozenset({"ROOM", "FLOOR", "GROUP", "HOME", "THIS_ROOM"})
 _KEEPABLE = _PLACES | {"NAME", "TYPE"}  # what 别动/留着 may keep
 
 
+# The kinds _roles changes (ON only after a number: 2700开).
+_ROLE_KINDS = frozenset({"NEG", "TO", "EXCEPT_POST"})
+
+
 def _roles(tokens: list[Token]) -> list[Token]:
     """Words whose kind depends on their neighbours:
     - 别/不要/不用 with nothing after them to negate (不用，谢谢) is a cancel;
@@ -515,7 +552,7 @@ _ANY_ALONE = frozenset({"随便", "任意", "任选", "随便挑"})
 _DI_AFTER = frozenset({"ADJ", "REL"})
 
 
-def _spoken(tokens: list[Token]) -> list[Token]:
+def _spoken(tokens: list[Token], kinds: set[str]) -> list[Token]:
     """Everyday words whose role depends on the rest of their clause:
     - 随便/任意 before a verb or a count: the count of one (or the verb's target) is "any";
     - 佢 after its clause has named a target resumes it (開咗TV佢): a particle;
@@ -523,15 +560,25 @@ def _spoken(tokens: list[Token]) -> list[Token]:
       repeats the 都 already said: particles;
     - 好的 right before 那就 (好的，那就关灯吧) agrees with oneself, it confirms nothing;
     - 取消 … 静音 around the device (取消客厅电视静音) is 取消静音 said in two parts;
-    - a cancel word said again (算了不要了, 不用了算了) is one cancel."""
+    - a cancel word said again (算了不要了, 不用了算了) is one cancel.
+
+    `kinds`: every kind lexed (the words whose role this decides are among them)."""
     out = list(tokens)
-    words = [i for i, t in enumerate(tokens) if t.kind != FILLER]
-    said = [tokens[i] for i in words]
-    # 好的，那就关灯吧: 好的 runs into 那就 and what follows; a comma between is no pause.
-    then = 2 if len(said) > 3 and said[1].kind == "SEP" and not said[1].text.isalnum() else 1
-    if said and said[0].kind == "CONFIRM" and len(said) > then + 1 and said[then].kind == "THEN":
-        for i in words[: then + 1]:
-            out[i] = _as(tokens[i], FILLER, None)
+    if "CONFIRM" in kinds:
+        words = [i for i, t in enumerate(tokens) if t.kind != FILLER]
+        said = [tokens[i] for i in words]
+        # 好的，那就关灯吧: 好的 runs into 那就 and what follows; a comma between is no pause.
+        then = 2 if len(said) > 3 and said[1].kind == "SEP" and not said[1].text.isalnum() else 1
+        if (
+            said
+            and said[0].kind == "CONFIRM"
+            and len(said) > then + 1
+            and said[then].kind == "THEN"
+        ):
+            for i in words[: then + 1]:
+                out[i] = _as(tokens[i], FILLER, None)
+    if kinds.isdisjoint(_SPOKEN_KINDS) and "NEG" not in kinds:  # _roles makes NEG a CANCEL
+        return out  # most utterances: no word whose role the clause decides
     clause: list[int] = []  # indexes of this clause's words (fillers left out)
     for i, token in enumerate(out):
         if token.kind == FILLER:
@@ -545,12 +592,16 @@ def _spoken(tokens: list[Token]) -> list[Token]:
     return out
 
 
+# The kinds _clause_roles may change: without one of them it changes nothing.
+_SPOKEN_KINDS = frozenset({"ANY", "IT", "YIDIAN", "DOU", "CANCEL"})
+
+
 def _clause_roles(out: list[Token], clause: list[int]) -> None:
     named = False
     for n, i in enumerate(clause):
         token = out[i]
         before = out[clause[n - 1]] if n > 0 else None
-        rest = [out[j] for j in clause[n + 1 :]]
+        rest = n + 1 < len(clause)  # words after this one in the clause
         if token.kind == "ANY" and token.text in _ANY_ALONE:
             one = next((j for j in clause[n + 1 :] if _is_count_of_one(out[j])), None)
             if one is not None:
@@ -570,8 +621,8 @@ def _clause_roles(out: list[Token], clause: list[int]) -> None:
             token.kind == "CANCEL"
             and token.text == "取消"
             and rest
-            and rest[-1].kind == "MEDIA"
-            and rest[-1].value == "mute"
+            and out[clause[-1]].kind == "MEDIA"
+            and out[clause[-1]].value == "mute"
         ):
             out[i] = _as(token, FILLER, None)
             last = clause[-1]

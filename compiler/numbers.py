@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import re
+
 from jiayu.grammar.vocab import DIGITS, UNITS
 from jiayu.ir import Timing
 
@@ -18,35 +20,35 @@ NUMBER_START = _NUMERALS | frozenset("负-")
 
 MAX_DIGITS = 9
 """Longer numbers mean nothing to a home (and 1e400 is infinity): they are not numbers."""
+_TOO_BIG = 10**MAX_DIGITS
+_NEGATIVE_START = frozenset(p[0] for p in _NEGATIVE)
+# Runs of digits and of numerals, matched at once: a number is scanned for at every digit
+# of one (305房间 at 3, 0 and 5), so the scan is worth making cheap.
+_ASCII_NUMBER = re.compile(r"[0-9]+(?:\.[0-9]+)?")
+_NUMERAL_RUN = re.compile("[" + re.escape("".join(sorted(_NUMERAL_CHARS))) + "]*")
 
 
 def scan_number(text: str, start: int) -> tuple[int, float] | None:
     """The longest number starting at `start`: (end, value), or None."""
     sign = 1.0
     begin = start
-    for prefix in _NEGATIVE:
-        if text.startswith(prefix, start):
-            sign, begin = -1.0, start + len(prefix)
-            break
+    if start < len(text) and text[start] in _NEGATIVE_START:
+        for prefix in _NEGATIVE:
+            if text.startswith(prefix, start):
+                sign, begin = -1.0, start + len(prefix)
+                break
     found = _scan(text, begin)
-    if found is None or found[0] - begin > MAX_DIGITS * 2 or not found[1] < 10**MAX_DIGITS:
+    if found is None or found[0] - begin > MAX_DIGITS * 2 or not found[1] < _TOO_BIG:
         return None
     return found[0], sign * found[1]
 
 
 def _scan(text: str, start: int, *, decimals: bool = True) -> tuple[int, float] | None:
-    end = start
     n = len(text)
-    if end < n and text[end] in _ASCII_DIGITS:
-        while end < n and text[end] in _ASCII_DIGITS:
-            end += 1
-        if end + 1 < n and text[end] == "." and text[end + 1] in _ASCII_DIGITS:
-            end += 1
-            while end < n and text[end] in _ASCII_DIGITS:
-                end += 1
-        return end, float(text[start:end])
-    while end < n and text[end] in _NUMERAL_CHARS:
-        end += 1
+    arabic = _ASCII_NUMBER.match(text, start)
+    if arabic is not None:
+        return arabic.end(), float(arabic[0])
+    end = _NUMERAL_RUN.match(text, start).end()  # type: ignore[union-attr]  # matches ""
     if end == start:
         return None
     value = chinese_integer(text[start:end])
