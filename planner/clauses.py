@@ -240,7 +240,10 @@ def _scene(draft: Draft, clause: Clause) -> tuple[str, ...]:
 def _one_room(draft: Draft, devices: Sequence[str]) -> str | None:
     """The room all the devices are in, if there is one; stops at a second room, which after
     打开所有的灯 is a few devices in, not thousands."""
-    rooms = (draft.home.device(d).room for d in devices)
+    device = draft.home.device
+    if len(devices) == 1:  # most clauses: one device, one room
+        return device(devices[0]).room
+    rooms = (device(d).room for d in devices)
     first = next(rooms, None)
     return first if all(room == first for room in rooms) else None
 

@@ -60,9 +60,13 @@ def session_update(draft: Draft, *, remember: bool = True) -> SessionUpdate:
     if outcome != "confirm" and isinstance(pending, PendingConfirm):
         pending = None  # the question was overtaken by what else the turn said
     commands = tuple(planned)
-    devices = tuple(dict.fromkeys([*draft.devices, *(c.device for c in commands)]))
     device = draft.home.device
-    rooms = tuple(dict.fromkeys([device(d).room for d in devices]))
+    if len(commands) == 1 and not draft.devices:  # most turns: one command
+        devices: tuple[str, ...] = (commands[0].device,)
+        rooms: tuple[str, ...] = (device(devices[0]).room,)
+    else:
+        devices = tuple(dict.fromkeys([*draft.devices, *(c.device for c in commands)]))
+        rooms = tuple(dict.fromkeys([device(d).room for d in devices]))
     return SessionUpdate(pending, remember, draft.text, outcome, devices, rooms, commands)
 
 
@@ -123,7 +127,7 @@ def result(draft: Draft, *, audit_failed: bool = False, kept: Compile | None = N
         outcome,
         [command_json(c) for c in sent],
         draft.answers,
-        list(dict.fromkeys(draft.options)),
+        list(dict.fromkeys(draft.options)) if draft.options else [],
         reply,
         draft.source,  # type: ignore[arg-type]
         *_forms(draft, kept),
