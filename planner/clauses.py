@@ -192,9 +192,10 @@ def queue(
     ready: list[Command] = []
     held: list[Command] = []
     for command in commands:
-        if command in draft.planned:
+        planned = len(draft.planned)
+        draft.planned.add(command)  # (added, then counted: one hash, not two)
+        if len(draft.planned) == planned:
             continue  # 客厅灯和客厅灯: one device gets one identical command per turn
-        draft.planned.add(command)
         device = home.device(command.device)
         error = params_error(device, command.command, command.params)
         if error is not None:  # never send what the schema refuses
