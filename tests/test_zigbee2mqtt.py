@@ -156,7 +156,10 @@ def test_a_device_going_offline_mid_command_fails(hub: Zigbee2MqttHub, fake: Fak
     fake.go_offline("客厅/灯带")
     with pytest.raises(HubError) as raised:
         hub.send(STRIP, "turn_on", {})
-    assert raised.value.reason == "offline"
+    # The bridge's `offline` races the send: taken in before the /set, nothing is written
+    # (offline); taken in after it, the /set may have reached the device before it went
+    # (unconfirmed, CONTRACTS §5). Either way a failure, never a success.
+    assert raised.value.reason in ("offline", "unconfirmed")
 
 
 def test_no_echo_is_unconfirmed(hub: Zigbee2MqttHub, fake: FakeZ2m) -> None:
