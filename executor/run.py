@@ -246,7 +246,7 @@ def settle(
         )
     if listener is not None:
         listener("finished" if result == "ok" else "failed", command, result)
-    return audit_line(audit, session, text, command, result)
+    return audit is None or audit_line(audit, session, text, command, result)
 
 
 def audit_line(
