@@ -103,7 +103,7 @@ def _done_phrase(home: Home, clause: Clause | None, sent: Sequence[Command], ten
     else:
         groups = {}
         for command in sent:
-            key = (command.command, command.params_text)
+            key = (command.command, command.params_text if command.params else "")
             group = groups.get(key)
             if group is None:
                 groups[key] = ([command.device], command.params)
