@@ -123,10 +123,10 @@ def compact(
 
 def _attribute(value: Value, kind: str) -> str | None:
     """The attribute a value sets; when only the device can tell, the usual one of its type."""
-    if value.warmth:
-        return "color_temp" if kind == "Light" else "target_temperature"
     if value.attribute is not None:
         return value.attribute
+    if value.warmth:
+        return "color_temp" if kind == "Light" else "target_temperature"
     if value.unit == "°C":
         return "target_temperature"
     return _TYPE_ATTRIBUTE.get(kind)
@@ -144,7 +144,9 @@ def _action(clause: Clause, kind: str) -> str | None:
         return "查询" + _QUERY_WORDS.get(clause.attribute, clause.attribute or "状态")
     if clause.action in ("set", "adjust") and clause.value is not None:
         value = clause.value
-        return f"设置{_ATTRIBUTE_WORDS.get(_attribute(value, kind), '数值')}={_value(value)}"
+        attribute = _attribute(value, kind)
+        word = "数值" if attribute is None else _ATTRIBUTE_WORDS.get(attribute, "数值")
+        return f"设置{word}={_value(value)}"
     return None
 
 
@@ -188,7 +190,7 @@ def _target(
     kind = target.device_type or "Unknown"
     if target.name is not None:
         room, name = split_room(target.name.text)
-        if room is not None:
+        if room is not None and room not in rooms:  # 客厅 said and in the name: once
             rooms.append(room)
         kind = type_of(target.name.text)
     elif target.type_word:
