@@ -22,7 +22,8 @@ from hypothesis import strategies as st
 
 from jiayu.compiler.compact import ACTION_FORMS
 from jiayu.compiler.llm import OpenAICompatClient
-from jiayu.compiler.llm.parser import HOME_CATEGORIES, _validate_commands
+from jiayu.compiler.llm.context import recall
+from jiayu.compiler.llm.parser import HOME_CATEGORIES, _validate_commands, build_messages
 from jiayu.compiler.llm.to_ir import to_clauses
 from jiayu.compiler.parse import compile_text
 from jiayu.engine import Engine
@@ -405,3 +406,30 @@ def test_the_engine_writes_the_canonical_form(llm_engine: Engine) -> None:
     for text, a in expected.items():
         result = _said(llm_engine, text)
         assert [item["a"] for item in result.compact] == [a], text
+
+
+# --- what the model is told ------------------------------------------------------------------
+
+
+def test_the_prompt_names_the_new_vocabulary() -> None:
+    system = build_messages("开灯", HOME_CATEGORIES)[0]["content"]
+    for word in ("颜色", "湿度", "角度", "睡眠风", "红色", "设置摇头=开", "设置扫地=开始", "回充"):
+        assert word in system, word
+    for category in ("Vacuum", "Dehumidifier", "WaterHeater", "Dryer", "GarageDoor"):
+        assert category in system, category
+
+
+@pytest.mark.parametrize(
+    ("text", "device"),
+    [
+        ("让它摇起来吧", "fan_living"),
+        ("地上好脏", "vacuum_living"),
+        ("衣服该洗了", "washer"),
+        ("换个颜色", "strip_living"),
+        ("屋里太干了", "humidifier_kids"),
+    ],
+)
+def test_recall_finds_devices_by_what_the_new_capabilities_do(
+    demo_home: Home, text: str, device: str
+) -> None:
+    assert device in [d.id for d in recall(demo_home, text)]
