@@ -1,8 +1,9 @@
 """The seed-001 compact form of what was understood: one object per action and target.
 
 Fields a,s,n,t,q,c in that order. a is 打开/关闭/静音/取消静音, 设置<属性>=<值> or
-查询<属性>; s the rooms ("*" unknown, "!" for an excluded room); n the device
-word without its room; t the type; q one/all/any/except; c an explicit count.
+查询<属性> (seed 001's action rule admits nothing else, so the actions that take no value are
+written 设置<what>=<verb>: see `ACTION_FORMS`); s the rooms ("*" unknown, "!" for an excluded
+room); n the device word without its room; t the type; q one/all/any/except; c an explicit count.
 Conditions, repeats, answers to questions, negated clauses (别开灯 asks for nothing),
 preferences and schedule requests have no compact form.
 """
@@ -12,7 +13,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from jiayu.ir import Clause, Parse, Place, Value
+from jiayu.grammar.vocab import HUES, TABLES
+from jiayu.ir import Action, Clause, Parse, Place, Value
 
 UNKNOWN = [{"a": "UNKNOWN", "s": "*", "n": "*", "t": "Unknown", "q": "one"}]
 _ATTRIBUTE_WORDS = {
@@ -30,7 +32,22 @@ _ATTRIBUTE_WORDS = {
     "locked": "门锁",
     "state": "状态",
     "playing": "播放",
+    # Revision 3. 模式 is what people call a fan's preset too (把风扇的模式调成强劲风), and
+    # the reader tells a preset from an air conditioner's mode by the value.
+    "color": "颜色",
+    "tilt": "角度",
+    "target_humidity": "湿度",
+    "preset": "模式",
     None: "状态",
+}
+# A query reads these attributes by other words than a setting writes them: 湿度 asked is
+# what a sensor measures, 模式 asked an air conditioner's mode.
+_QUERY_WORDS = {
+    **_ATTRIBUTE_WORDS,
+    "target_humidity": "设定湿度",
+    "preset": "预设",
+    "oscillating": "摇头",
+    "status": "工作状态",
 }
 _TYPE_ATTRIBUTE = {
     "Light": "brightness",
@@ -41,16 +58,46 @@ _TYPE_ATTRIBUTE = {
     "Fan": "fan_speed",
     "Heater": "target_temperature",
     "Purifier": "fan_speed",
+    "Humidifier": "target_humidity",
+    "Dehumidifier": "target_humidity",
+    "WaterHeater": "target_temperature",
+    "GarageDoor": "position",
 }
-_MEDIA = {
+ACTION_FORMS: dict[Action, tuple[str, str]] = {
+    "play": ("播放", "播放"),
+    "pause": ("播放", "暂停"),
+    "next_track": ("播放", "下一首"),
+    "previous_track": ("播放", "上一首"),
+    "stop": ("位置", "停止"),
+    # Revision 3: oscillation, a vacuum's cleaning, a washer's or dryer's cycle.
+    "oscillate_on": ("摇头", "开"),
+    "oscillate_off": ("摇头", "关"),
+    "clean": ("扫地", "开始"),
+    "pause_cleaning": ("扫地", "暂停"),
+    "return_to_base": ("扫地", "回充"),
+    "run_cycle": ("洗衣", "开始"),  # a washer's or dryer's cycle (开始洗衣服)
+    "start": ("运行", "开始"),  # 开始运行: whichever of the two the device has
+}
+"""How an action that takes no value is written: 设置<what>=<verb>. The reader
+(compiler/llm/to_ir.py) takes these and a few synonyms of each."""
+_WORDED: dict[Action, str] = {
     "mute": "静音",
     "unmute": "取消静音",
-    "play": "设置播放=播放",
-    "pause": "设置播放=暂停",
-    "next_track": "设置播放=下一首",
-    "previous_track": "设置播放=上一首",
-    "stop": "设置位置=停止",
+    **{action: f"设置{what}={verb}" for action, (what, verb) in ACTION_FORMS.items()},
 }
+# 暂停 and 停止 are chosen per device (a washer's cycle, a vacuum, what plays, a curtain);
+# written for an appliance that runs, they say so (and a dryer's cycle is 烘干), and each
+# reads back as the same action.
+_KIND_FORMS: dict[tuple[str, str], str] = {
+    **{("pause", kind): "设置运行=暂停" for kind in ("Washer", "Dryer", "Vacuum")},
+    **{("stop", kind): "设置运行=停止" for kind in ("Washer", "Dryer", "Vacuum")},
+    ("run_cycle", "Dryer"): "设置烘干=开始",
+}
+HUE_WORDS: dict[str, str] = {}
+"""A hue's word (red → 红色): the first colour word said for it."""
+for _word, _colour in TABLES["COLOR"].items():
+    if _colour in HUES:
+        HUE_WORDS.setdefault(_colour, _word)
 
 
 def compact(
@@ -76,10 +123,10 @@ def compact(
 
 def _attribute(value: Value, kind: str) -> str | None:
     """The attribute a value sets; when only the device can tell, the usual one of its type."""
-    if value.warmth:
-        return "color_temp" if kind == "Light" else "target_temperature"
     if value.attribute is not None:
         return value.attribute
+    if value.warmth:
+        return "color_temp" if kind == "Light" else "target_temperature"
     if value.unit == "°C":
         return "target_temperature"
     return _TYPE_ATTRIBUTE.get(kind)
@@ -90,13 +137,16 @@ def _action(clause: Clause, kind: str) -> str | None:
         return "打开"
     if clause.action == "off":
         return "关闭"
-    if clause.action in _MEDIA:
-        return _MEDIA[clause.action]
+    worded = _KIND_FORMS.get((clause.action, kind)) or _WORDED.get(clause.action)
+    if worded is not None:
+        return worded
     if clause.action == "query":
-        return "查询" + _ATTRIBUTE_WORDS.get(clause.attribute, clause.attribute or "状态")
+        return "查询" + _QUERY_WORDS.get(clause.attribute, clause.attribute or "状态")
     if clause.action in ("set", "adjust") and clause.value is not None:
         value = clause.value
-        return f"设置{_ATTRIBUTE_WORDS.get(_attribute(value, kind), '数值')}={_value(value)}"
+        attribute = _attribute(value, kind)
+        word = "数值" if attribute is None else _ATTRIBUTE_WORDS.get(attribute, "数值")
+        return f"设置{word}={_value(value)}"
     return None
 
 
@@ -114,7 +164,7 @@ def _value(value: Value) -> str:
         )
         return word if value.number is None else f"{'+' if direction > 0 else '-'}{_num(value)}"
     if value.word is not None:
-        return value.word
+        return HUE_WORDS.get(value.word, value.word) if value.attribute == "color" else value.word
     return _num(value)
 
 
@@ -140,7 +190,7 @@ def _target(
     kind = target.device_type or "Unknown"
     if target.name is not None:
         room, name = split_room(target.name.text)
-        if room is not None:
+        if room is not None and room not in rooms:  # 客厅 said and in the name: once
             rooms.append(room)
         kind = type_of(target.name.text)
     elif target.type_word:

@@ -365,6 +365,17 @@ _LLM_ACTIONS = [
     "设置开关=开",
     "设置开关=on",
     "设置位置=0",
+    # Revision 3's vocabulary: a tilt opens partly too; the others open nothing.
+    "设置角度=30",
+    "设置角度=50%",
+    "设置角度=最大",
+    "设置角度=+10",
+    "设置角度=调高",
+    "设置百叶=1",
+    "设置运行=开始",
+    "设置洗衣=开始",
+    "设置扫地=开始",
+    "设置摇头=开",
 ]
 
 
@@ -382,7 +393,7 @@ def llm_server() -> Iterator[FakeLLMServer]:
                 "a": st.sampled_from(_LLM_ACTIONS),
                 "s": st.sampled_from(["*", "车库", "院子", "客厅"]),
                 "n": st.sampled_from([*_GUARDED_WORDS[:9], "*"]),
-                "t": st.sampled_from(["Unknown", "Lock", "Valve", "Blind", "Switch"]),
+                "t": st.sampled_from(["Unknown", "Lock", "Valve", "Blind", "Switch", "GarageDoor"]),
                 "q": st.sampled_from(["one", "all"]),
             }
         ),
@@ -399,3 +410,18 @@ def test_no_llm_answer_opens_a_guarded_device_without_confirmation(
     llm_server.script(json.dumps(items, ensure_ascii=False))
     # Words the grammar does not take, so the model is asked.
     _no_opening_without_confirmation(engine, ["整点新鲜空气进来呗"])
+
+
+def test_an_llm_tilt_of_a_garage_door_waits_for_confirmation(
+    guarded: Engine, llm_server: FakeLLMServer
+) -> None:
+    # The property above could pass by refusing every answer: this one asks, and 确认 sends.
+    engine = Engine(guarded.home, llm=OpenAICompatClient(llm_server.openai_url, timeout=2))
+    llm_server.script('[{"a":"设置角度=30%","s":"车库","n":"车库门","t":"GarageDoor","q":"one"}]')
+    result = engine.turn("整点新鲜空气进来呗", "s")
+    assert (result.source, result.outcome, result.commands) == ("llm", "confirm", [])
+    assert result.pending == [
+        {"device": "garage_door", "command": "set_tilt", "params": {"value": 30}}
+    ]
+    confirmed = engine.turn("确认", "s")
+    assert confirmed.commands == result.pending

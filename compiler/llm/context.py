@@ -51,6 +51,14 @@ _USE_WORDS: dict[str, tuple[str, ...]] = {
     "temperature_sensor": ("温度", "几度", "热", "冷"),
     "humidity_sensor": ("湿", "干"),
     "illuminance_sensor": ("亮", "暗", "光线"),
+    # Revision 3.
+    "color": ("颜色", "彩", "红", "橙", "黄", "绿", "青", "蓝", "紫", "粉"),
+    "oscillation": ("摇", "摆", "转头"),
+    "preset": ("模式", "风"),
+    "target_humidity": ("湿", "干", "潮"),
+    "tilt": ("角度", "百叶", "叶片"),
+    "vacuum": ("扫", "拖", "地", "打扫", "充电", "脏"),
+    "cycle": ("洗", "烘", "衣服", "晾"),
 }
 
 _TYPE_WORDS: dict[str, tuple[str, ...]] = {}

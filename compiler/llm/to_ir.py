@@ -9,11 +9,16 @@ only on an utterance understood as a whole.
 The vocabulary is the one `jiayu.compiler.compact` writes, so compact → IR → compact is stable:
   a  打开 on · 关闭 off · 静音 mute · 取消静音 unmute ·
      设置<属性>=<值> set (absolute / extreme) or adjust (relative) · 查询<属性> query ·
-     设置播放=播放|暂停|下一首|上一首 media · 设置位置=停止 stop · 设置开关=开|关 on/off
+     设置播放=播放|暂停|下一首|上一首 media · 设置位置=停止 stop · 设置开关=开|关 on/off ·
+     设置摇头=开|关 oscillation · 设置扫地=开始|暂停|回充 a vacuum · 设置洗衣|烘干=开始 a
+     washer's or dryer's cycle · 设置运行=开始|暂停|停止 start (whichever of the two the
+     device has), pause, stop (chosen per device, as 开始运行, 暂停, 停止 said)
   值 26 · 50% · 26度 · 4000k (absolute); +10 / -2 (relative by that much); 调高 调低 调亮 …
      (relative, one step); 调暖 调冷 (warmth); 最大 最小 最亮 … (extreme); 制冷 … (mode);
-     低 中 高 自动 (fan speed); 暖光 冷光 自然光 (light colour); 偏好 (the user's preference);
-     属性 数值 when only the device can tell which attribute (调到50)
+     低 中 高 自动 (fan speed); 暖光 冷光 自然光 (light colour); 红色 蓝色 … (a hue, 设置颜色);
+     睡眠风 … (a preset, 设置模式: a preset word of the vocabulary or of a device of the home);
+     偏好 (the user's preference); 属性 数值 when only the device can tell which attribute
+     (调到50); 湿度 set is the set point (target_humidity), 角度 a blind's tilt
   s  "*" no place; rooms, floors, groups, 全屋, 这里, 其他房间 by any name the grammar knows,
      separated by ","; "!" before one excludes it
   n  "*" none; a type word → device_type and type_word; anything else a name Mention
@@ -28,14 +33,16 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from jiayu.catalog import STATE_ATTRIBUTES
 from jiayu.compiler.build import PLACE_KINDS
+from jiayu.compiler.compact import ACTION_FORMS
 from jiayu.compiler.lexicon import Lexicon
 from jiayu.compiler.llm.cache import PerHome
 from jiayu.compiler.parse import MAX_CLAUSES
-from jiayu.grammar.vocab import TABLES
+from jiayu.grammar.vocab import HUES, TABLES
 from jiayu.home import Home
 from jiayu.ir import Action, Clause, Mention, Place, Quantifier, Target, Value
 from jiayu.text import normalize, plain_name
@@ -68,16 +75,29 @@ TYPE_WORDS: dict[str, str] = {
 
 _FIXED: dict[str, Action] = {"打开": "on", "关闭": "off", "静音": "mute", "取消静音": "unmute"}
 _SETTABLE = frozenset(
-    ("brightness", "color_temp", "target_temperature", "mode", "fan_speed", "volume", "position")
+    (
+        "brightness",
+        "color_temp",
+        "color",
+        "target_temperature",
+        "target_humidity",
+        "mode",
+        "fan_speed",
+        "volume",
+        "position",
+        "tilt",
+    )
 )
-# 温度 asked is what the sensors read; 温度 set is an air conditioner's set point.
+# 温度 and 湿度 asked are what the sensors read; set, they are a device's set point.
+_SET_POINTS = {"temperature": "target_temperature", "humidity": "target_humidity"}
 # 数值 is what the compact form writes when only the device can tell (调到50).
 _SET_ATTRIBUTES: dict[str, str | None] = {
     **{
-        word: "target_temperature" if attr == "temperature" else attr
+        word: _SET_POINTS.get(attr, attr)
         for word, attr in TABLES["ATTR"].items()
-        if attr in _SETTABLE or attr == "temperature"
+        if attr in _SETTABLE or attr in _SET_POINTS
     },
+    "预设": "preset",
     "数值": None,
 }
 # Attribute names pass too: the compact form writes one it has no word for as it is.
@@ -89,16 +109,32 @@ _QUERY_ATTRIBUTES: dict[str, str | None] = {
     "锁": "locked",
     "播放": "playing",
     "静音": "muted",
-}
-_MEDIA: dict[str, Action] = {
-    "播放": "play",
-    "暂停": "pause",
-    "下一首": "next_track",
-    "上一首": "previous_track",
-    "停止": "stop",
+    "预设": "preset",
+    "摇头": "oscillating",
+    "工作状态": "status",
 }
 _ONOFF: dict[str, Action] = {"开": "on", "打开": "on", "on": "on", "关": "off", "关闭": "off"}
 _ONOFF["off"] = "off"
+# 设置<what>=<verb>: the forms the compact form writes (ACTION_FORMS), and the synonyms a
+# model may well use for them. Every pair names one action; anything else is refused.
+_OSCILLATE: dict[Action, Action] = {"on": "oscillate_on", "off": "oscillate_off"}
+_VERBS: dict[tuple[str, str], Action] = {key: action for action, key in ACTION_FORMS.items()}
+_VERBS["窗帘", "停止"] = "stop"
+for _said, _onoff in _ONOFF.items():
+    _VERBS["开关", _said] = _onoff
+    for _what in ("摇头", "摆头"):
+        _VERBS[_what, _said] = _OSCILLATE[_onoff]
+for _what in ("扫地", "清扫", "打扫"):
+    _VERBS[_what, "开始"] = "clean"
+    _VERBS[_what, "暂停"] = _VERBS[_what, "停止"] = "pause_cleaning"  # 停止扫地 pauses it
+for _said in ("回去充电", "充电", "回基座"):
+    _VERBS["扫地", _said] = "return_to_base"
+_VERBS["工作", "开始"] = "start"
+for _what in ("运行", "洗衣", "烘干"):
+    if _what != "运行":
+        _VERBS[_what, "开始"] = "run_cycle"
+    _VERBS[_what, "暂停"] = "pause"  # pause and stop are chosen per device, as said
+    _VERBS[_what, "停止"] = "stop"
 _LEVELS = {"低": "low", "中": "medium", "高": "high", "自动": "auto", "小": "low", "大": "high"}
 _SPEEDS = {
     **{s: s for s in ("low", "medium", "high", "auto")},
@@ -106,25 +142,36 @@ _SPEEDS = {
     **TABLES["SPEED"],
 }
 _MODES = {**{m: m for m in ("cool", "heat", "dry", "fan", "auto")}, **TABLES["MODE"]}
-_COLORS = {**{c: c for c in ("warm", "cool", "natural")}, **TABLES["COLOR"]}
+_COLORS = {**{c: c for c in ("warm", "cool", "natural", *HUES)}, **TABLES["COLOR"]}
 _PREFERRED = frozenset(("偏好", "喜欢的", "我喜欢的"))
 _NUMBER = re.compile(r"([+-]?)(\d{1,6}(?:\.\d{1,3})?)(%|度|k)?")
 _UNITS: dict[str, Any] = {"%": "%", "度": "°C", "k": "K", "": None}
 
 
-def _places(home: Home) -> dict[str, Place]:
+@dataclass(frozen=True)
+class _HomeWords:
+    places: dict[str, Place]
     """Every word the grammar knows for a place of this home (names, aliases, everyday
     variants such as 睡房, 全屋, 这里, 其他房间), by its plain form."""
-    out = {}
+    presets: frozenset[str]
+    """Every word the grammar reads as a preset here: the fixed ones (睡眠风) and the home's
+    own (宝宝风), unless a name of the home says the same."""
+
+
+def _home_words(home: Home) -> _HomeWords:
+    places = {}
+    presets = set()
     for word, entry in Lexicon(home).entries.items():
+        if entry.kind == "PRESET":
+            presets.add(word)
         kind = PLACE_KINDS.get(entry.kind)
         if kind is not None:
             place_id = entry.value if kind in ("room", "floor", "group") else None
-            out[word] = Place(kind, place_id, word)
-    return out
+            places[word] = Place(kind, place_id, word)
+    return _HomeWords(places, frozenset(presets))
 
 
-_place_index = PerHome(_places)
+_home_index = PerHome(_home_words)
 
 
 def to_clauses(items: Sequence[Mapping[str, Any]], home: Home) -> tuple[Clause, ...] | str:
@@ -133,10 +180,10 @@ def to_clauses(items: Sequence[Mapping[str, Any]], home: Home) -> tuple[Clause, 
     utterance says that much, and a turn must never send what the grammar could not."""
     if len(items) > MAX_CLAUSES:
         return f"{len(items)} commands, more than {MAX_CLAUSES} in one utterance"
-    places = _place_index(home)
+    words = _home_index(home)
     clauses = []
     for i, item in enumerate(items):
-        clause = _clause(item, places)
+        clause = _clause(item, words)
         if isinstance(clause, str):
             return f"item {i}: {clause}"
         clauses.append(clause)
@@ -145,13 +192,13 @@ def to_clauses(items: Sequence[Mapping[str, Any]], home: Home) -> tuple[Clause, 
     return tuple(clauses)
 
 
-def _clause(item: Mapping[str, Any], places: Mapping[str, Place]) -> Clause | str:
+def _clause(item: Mapping[str, Any], words: _HomeWords) -> Clause | str:
     action = item.get("a")
     if action == "UNKNOWN":
         return "the model did not understand it"
     if not isinstance(action, str):
         return "no action"
-    target = _target(item, places)
+    target = _target(item, words.places)
     if isinstance(target, str):
         return target
     if action in _FIXED:
@@ -163,26 +210,25 @@ def _clause(item: Mapping[str, Any], places: Mapping[str, Place]) -> Clause | st
         return Clause("query", target, attribute=_QUERY_ATTRIBUTES[word])
     if action.startswith("设置") and "=" in action:
         word, _, said = action[2:].partition("=")
-        return _setting(normalize(word), normalize(said), target)
+        return _setting(normalize(word), normalize(said), target, words.presets)
     return f"unknown action {action!r}"
 
 
-def _setting(word: str, said: str, target: Target) -> Clause | str:
-    if word == "播放" and said in _MEDIA:
-        return Clause(_MEDIA[said], target)
-    if word in ("位置", "窗帘") and said == "停止":
-        return Clause("stop", target)
-    if word == "开关" and said in _ONOFF:
-        return Clause(_ONOFF[said], target)
+def _setting(word: str, said: str, target: Target, presets: frozenset[str]) -> Clause | str:
+    verb = _VERBS.get((word, said))
+    if verb is not None:
+        return Clause(verb, target)
     if word not in _SET_ATTRIBUTES:
         return f"cannot set {word!r}"
-    value = _value(_SET_ATTRIBUTES[word], said)
+    value = _value(_SET_ATTRIBUTES[word], said, presets)
     if value is None:
         return f"cannot read {said!r} as a value of {word}"
     return Clause("adjust" if value.kind == "relative" else "set", target, value)
 
 
-def _value(attribute: str | None, said: str) -> Value | None:
+def _value(attribute: str | None, said: str, presets: frozenset[str]) -> Value | None:
+    if attribute in ("color", "preset"):
+        return _word_value(attribute, said, presets)  # a hue or a preset is a word, never 50
     if said in _PREFERRED:
         return Value("preferred", attribute)  # the speaking user's stored value
     number = _NUMBER.fullmatch(said)
@@ -199,9 +245,25 @@ def _value(attribute: str | None, said: str) -> Value | None:
     if said in TABLES["EXTREME"]:
         _hint, direction = TABLES["EXTREME"][said]
         return Value("extreme", attribute, None, None, None, direction)
-    words = {"mode": _MODES, "fan_speed": _SPEEDS, "color_temp": _COLORS}.get(attribute or "")
-    if words is not None and said in words:
-        return Value("absolute", attribute, None, words[said])
+    return _word_value(attribute, said, presets)
+
+
+def _word_value(attribute: str | None, said: str, presets: frozenset[str]) -> Value | None:
+    """A value said as a word, read as the grammar reads it: a hue (红色) is a colour even
+    under 色温, and 颜色 keeps a white (颜色调成暖白色; the planner sets the white); under
+    模式 an air conditioner's mode word is a mode and a preset word a preset (the planner
+    matches it to the device's own presets, or refuses, as for 调成睡眠风 said)."""
+    if attribute == "fan_speed" and said in _SPEEDS:
+        return Value("absolute", attribute, None, _SPEEDS[said])
+    if attribute in ("color", "color_temp") and said in _COLORS:
+        word = _COLORS[said]
+        colour = word in HUES or attribute == "color"
+        return Value("absolute", "color" if colour else "color_temp", None, word)
+    if attribute in ("mode", "preset"):
+        if said in _MODES:
+            return Value("absolute", "mode", None, _MODES[said])
+        if plain_name(said) in presets:
+            return Value("absolute", "preset", None, plain_name(said))
     return None
 
 
