@@ -348,7 +348,7 @@ TABLES: dict[str, dict[str, Any]] = {
         "降下": (None, -1, 0),
         # 调快/开慢/转快 (把风扇调快); with 一点 they are PACE words (风扇调快啲).
         **{v + p: ("fan_speed", d, 0) for p, d in _PACES.items() for v in _PACE_VERBS},
-        "调冻": (None, 0, -1),  # Cantonese 冻 (cold): like 调冷
+        "调冻": ("target_temperature", -1, 0),  # Cantonese 冻 (cold): a set point, never a light
     },
     # Adjectives that make a relative change with 一点 (亮一点) or name a level (风速高).
     "ADJ": {
@@ -371,8 +371,9 @@ TABLES: dict[str, dict[str, Any]] = {
         "凉快": (None, 0, -1),
         "暖和": (None, 0, 1),
         "亮堂": ("brightness", 1, 0),
-        # Cantonese: 冻 is cold (冷气冻啲 = the set point down a step).
-        "冻": (None, 0, -1),
+        # Cantonese: 冻 is cold to the touch (冷气冻啲 = the set point down a step), never a
+        # light's colour (冷光 is).
+        "冻": ("target_temperature", -1, 0),
     },
     "YIDIAN": dict.fromkeys(_A_LITTLE, 1),
     # A fan faster or slower by a bit: 快啲, 慢一点, 调快些 (see _PACES).
