@@ -302,6 +302,13 @@ class Builder:
             out.append(_replace(clause, target=target))
         return out
 
+    def hurried(self, pace: Leaf, group: Group | _Qualifier) -> Group:
+        # 快啲開燈 / 快点关灯: "hurry", said before the command it urges. 慢啲 and 调快啲 urge
+        # nothing (慢啲食 is another domain's), so they leave the utterance not understood.
+        if self._payload(pace)[1] < 0 or not self._tok(pace).text.startswith("快"):
+            raise Unsupported("快 before a command is the only hurry", "unattached", self._at(pace))
+        return _actions(group, "快啲")
+
     def habit(self, _habit: Leaf, *rest: Any) -> Group:
         # 按我的习惯开灯: on, then the user's preferred settings for it (the engine asks for
         # them when none is stored, and remembers the answer).
@@ -565,6 +572,10 @@ class Builder:
     def t_adj(self, *children: Any) -> Tail:
         adj = next(self._payload(c) for c in children if isinstance(c, Leaf) and c.kind == "ADJ")
         return self._relative(adj, self._attr_of(children), self._amount_of(children))
+
+    def t_pace(self, *children: Leaf) -> Tail:
+        # 风扇快啲 / 调慢一点: the fan's speed one level (the PACE word says 一点 too).
+        return self._relative(self._payload(children[-1]), self._attr_of(children), None)
 
     def t_query(self, *children: Leaf) -> Tail | list[Tail]:
         attrs = [self._payload(c) for c in children if c.kind == "ATTR"]

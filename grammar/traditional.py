@@ -259,4 +259,8 @@ TRADITIONAL: dict[str, str] = {
     "駕": "驾",
     "著": "着",
     "細": "细",
+    # Cantonese relative words and appliance verbs (凍啲, 較細聲, 停止運轉).
+    "凍": "冻",
+    "較": "较",
+    "運": "运",
 }

@@ -100,6 +100,7 @@ FILLERS = (
     "喇",
     "嘞",
     "咯喎",
+    "较",  # Cantonese 较细声啲 (a bit quieter): the 啲 says it already
 )
 
 # What a preset is called before 风 or 模式 (自然风, 睡眠模式): see TABLES["PRESET"].
@@ -156,6 +157,15 @@ HUES: dict[str, tuple[int, int]] = {
     "purple": (280, 100),
     "pink": (330, 50),
 }
+
+# 一点 and its everyday forms, Cantonese 啲 and 少少 among them: a relative change's "a bit".
+_A_LITTLE = ("一点", "一点点", "一些", "点", "些", "一点儿", "点儿", "一丢丢", "啲", "少少")
+
+# Faster and slower (issue 21): a fan's speed, one level. 快 alone stays a filler (快开灯 is
+# "hurry"), so the pace words are said with their 一点 (快啲, 慢一点) or their verb (调快):
+# (direction, by its verb). 快啲 before a command (快啲開燈) is "hurry" too: jiayu.lark.
+_PACES = {"快": 1, "慢": -1}
+_PACE_VERBS = ("调", "开", "转")
 
 TABLES: dict[str, dict[str, Any]] = {
     # 打开 cluster; the per-device command is chosen by the resolver.
@@ -336,6 +346,9 @@ TABLES: dict[str, dict[str, Any]] = {
         "调强": (None, 1, 0),
         "增大": (None, 1, 0),
         "降下": (None, -1, 0),
+        # 调快/开慢/转快 (把风扇调快); with 一点 they are PACE words (风扇调快啲).
+        **{v + p: ("fan_speed", d, 0) for p, d in _PACES.items() for v in _PACE_VERBS},
+        "调冻": ("target_temperature", -1, 0),  # Cantonese 冻 (cold): a set point, never a light
     },
     # Adjectives that make a relative change with 一点 (亮一点) or name a level (风速高).
     "ADJ": {
@@ -358,10 +371,18 @@ TABLES: dict[str, dict[str, Any]] = {
         "凉快": (None, 0, -1),
         "暖和": (None, 0, 1),
         "亮堂": ("brightness", 1, 0),
+        # Cantonese: 冻 is cold to the touch (冷气冻啲 = the set point down a step), never a
+        # light's colour (冷光 is).
+        "冻": ("target_temperature", -1, 0),
     },
-    "YIDIAN": dict.fromkeys(
-        ("一点", "一点点", "一些", "点", "些", "一点儿", "点儿", "一丢丢", "啲", "少少"), 1
-    ),
+    "YIDIAN": dict.fromkeys(_A_LITTLE, 1),
+    # A fan faster or slower by a bit: 快啲, 慢一点, 调快些 (see _PACES).
+    "PACE": {
+        verb + pace + little: ("fan_speed", d, 0)
+        for pace, d in _PACES.items()
+        for verb in ("", *_PACE_VERBS)
+        for little in _A_LITTLE
+    },
     # Extremes: (attribute or None, direction).
     "EXTREME": {
         "最亮": ("brightness", 1),
@@ -1079,6 +1100,10 @@ TABLES: dict[str, dict[str, Any]] = {
         "停下来": "stop",
         "停一停": "stop",
         "停一下": "stop",
+        # An appliance stopped (洗衣机停止运转): its cycle, as 停止 is.
+        "停止运转": "stop",
+        "停止运行": "stop",
+        "停止工作": "stop",
         "下一首歌": "next_track",
         "上一首歌": "previous_track",
         "下一台": "next_track",
@@ -1478,10 +1503,51 @@ COMPOUNDS: dict[str, tuple[tuple[str, str, Any, int], ...]] = {
     **{
         verb: (("MEDIA", verb, "run_cycle", len(verb)), ("TYPE", noun, kind, 0))
         for kind, noun, verbs in (
-            ("Washer", "洗衣机", ("开始洗衣服", "洗衣服", "开始洗衣", "洗衣", "洗下衣服")),
+            (
+                "Washer",
+                "洗衣机",
+                ("开始洗衣服", "洗衣服", "开始洗衣", "洗衣", "洗下衣服", "洗衫", "开始洗衫"),
+            ),
             ("Dryer", "烘干机", ("开始烘干", "烘干", "烘衣服", "开始烘衣服", "烘干衣服")),
         )
         for verb in verbs
+    },
+    # Stopping or pausing what is washed or dried stops or pauses that appliance (停止洗衣服,
+    # 暂停烘干); so does 别/不要 … 了 said of the activity (别洗了), as 别放了 pauses the music.
+    # The bare 洗/烘 only with 了: 别洗澡了 and 停止洗碗 name nothing here.
+    **{
+        verb + activity + end: (("MEDIA", verb, action, len(verb)), ("TYPE", noun, kind, 0))
+        for kind, noun, activities in (
+            ("Washer", "洗衣机", ("洗衣服", "洗衣", "洗衫")),
+            ("Dryer", "烘干机", ("烘干", "烘衣服", "烘干衣服", "烘衫")),
+        )
+        for activity in activities
+        for verb, action, ends in (
+            ("停止", "stop", ("",)),
+            ("停", "stop", ("",)),
+            ("暂停", "pause", ("",)),
+            *((neg, "stop", ("了", "喇")) for neg in ("别", "不要", "唔好", "不用")),
+        )
+        for end in ends
+    },
+    # A word that ends in a pace (凉快) keeps its 一点: 凉快一点 is not 凉 + 快一点.
+    **{
+        word + little: ((kind, word, how, len(word)), ("YIDIAN", little, 1, len(little)))
+        for kind in ("ADJ", "REL")
+        for word, how in TABLES[kind].items()
+        if word[-1] in _PACES
+        for little in _A_LITTLE
+    },
+    # Cantonese 光啲 (brighter); 光 alone stays out of the vocabulary (灯光, 光照).
+    **{
+        "光" + little: (("ADJ", "光", ("brightness", 1, 0), 1), ("YIDIAN", little, 1, len(little)))
+        for little in ("啲", "少少")
+    },
+    **{
+        neg + activity + end: (("MEDIA", neg, "stop", len(neg)), ("TYPE", noun, kind, 0))
+        for kind, noun, activity in (("Washer", "洗衣机", "洗"), ("Dryer", "烘干机", "烘"))
+        for neg in ("别", "不要", "唔好", "不用")
+        for end in ("了", "喇")
     },
 }
 
