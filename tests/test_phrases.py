@@ -15,7 +15,15 @@ from typing import get_args
 import pytest
 
 from jiayu.executor.hubs.base import Fault
-from jiayu.grammar.phrases import FAULT_WORDS, JOINS, TEMPLATES, UNKNOWN_WORDS, WORDS, say
+from jiayu.grammar.phrases import (
+    FAULT_WORDS,
+    JOINS,
+    TEMPLATES,
+    UNKNOWN_WORDS,
+    WORDS,
+    _phrase,
+    say,
+)
 from jiayu.home import load_home
 from jiayu.ir import Command
 from jiayu.planner.replies import done_phrase, in_state, state_word
@@ -276,3 +284,10 @@ def test_states_compare_as_their_words_do(attribute: str) -> None:
     # words said for them: the same only while no attribute says both states alike.
     assert state_word(attribute, True) != state_word(attribute, False)
     assert in_state(30) and in_state(True) and not in_state(0) and not in_state(None)
+
+
+def test_every_template_becomes_a_phrase_function() -> None:
+    # Each template is turned into Python once, on first use; one that cannot be (a field
+    # that is no identifier) would fail only when said, perhaps in a rare reply.
+    for key in TEMPLATES:
+        assert callable(_phrase(key)), key
