@@ -50,8 +50,9 @@ _ONE_SYLLABLE_KINDS = frozenset({"TYPE"})
 # Question words too: rare sounds that read as 什么 (乭仸) turned 打开客厅灯，乭仸 into a
 # command and a question, and the command was sent. References and state questions likewise
 # (乽亖 read as 这台 let 乽亖，打开客厅灯 act; 妈 read as 吗 turned a command into a question).
+# And 一半: 打开一半仁 read as 一半儿 opened the curtain with a character nobody understood.
 _EXACT_ONLY_KINDS = frozenset(
-    {"CONFIRM", "CANCEL", "NEG", "ORDINAL", "SEP", "QWORD", "IT", "QSTATE"}
+    {"CONFIRM", "CANCEL", "NEG", "ORDINAL", "SEP", "QWORD", "IT", "QSTATE", "HALF"}
 )
 
 

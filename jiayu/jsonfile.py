@@ -398,8 +398,14 @@ _TYPES: Mapping[str, _Check] = {
     "boolean": lambda v: isinstance(v, bool),
     "null": lambda v: v is None,
     "number": _is_number,
-    "integer": lambda v: isinstance(v, int) and not isinstance(v, bool),
+    "integer": lambda v: (
+        (isinstance(v, int) and not isinstance(v, bool))
+        or (isinstance(v, float) and v.is_integer())
+    ),
 }
+"""JSON Schema's types. An integer is any number with no fractional part (2020-12: 0.0 is
+one), as jsonschema, which explains a failure, says: a check stricter than the explanation
+would refuse with no reason to give."""
 
 
 def _equal_to(allowed: Sequence[object]) -> _Check:
