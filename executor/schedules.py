@@ -179,10 +179,15 @@ class ScheduleStore:
         session: str | None = None,
         user: str | None = None,
         devices: Iterable[str] | None = None,
+        scene_steps: bool = False,
     ) -> list[Schedule]:
         """Take out every schedule that matches (取消定时: a session's; 取消关空调的定时: those
-        sending to these devices), in time order. No filter at all takes out every one."""
-        return self._take(_matcher(session, user, devices))
+        sending to these devices; with `scene_steps`, only the delayed steps of a scene, which
+        算了 stops), in time order. No filter at all takes out every one."""
+        match = _matcher(session, user, devices)
+        if scene_steps:
+            return self._take(lambda s: s.scene is not None and match(s))
+        return self._take(match)
 
     def pending(
         self,
@@ -301,6 +306,8 @@ _SCHEDULE = {
         "text": {"type": "string"},
         "condition": {"type": ["object", "null"]},
         "created": {"type": "string"},
+        # Optional: files written before scenes had delayed steps do not have it.
+        "scene": {"type": "string"},
     },
 }
 _DOCUMENT = {
@@ -349,6 +356,7 @@ def _parse(data: object, source: str) -> list[Schedule]:
                 item["text"],
                 item["condition"],
                 created,
+                item.get("scene"),
             )
         )
     if problems:

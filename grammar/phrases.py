@@ -384,6 +384,8 @@ TEMPLATES: Final[Mapping[str, str]] = {
     "refuse.complaint_off": "{name}没开着，没有可以{remedy:remedy}的",
     "done.stopped_then": "好的，已经停下了。{reply}",
     "done.complaint_on_already": "{name}已经开着了",
+    # Stopping a scene's delayed steps under the sync API (issue 21 leftover).
+    "refuse.scene_not_stopped": "场景后面的步骤没能停下：{error}",
 }
 """Every reply phrase, by key."""
 

@@ -78,7 +78,9 @@ def write(schedules: ScheduleStore, preferences: PreferenceStore, op: Write) -> 
             schedules.add(op.schedule)
             return op.schedule
         if isinstance(op, CancelSchedules):
-            return schedules.cancel_where(session=op.session, devices=op.devices)
+            return schedules.cancel_where(
+                session=op.session, devices=op.devices, scene_steps=op.scene_steps
+            )
         return preferences.set(op.user, op.key, op.value)
     except JiayuError as err:
         return err
@@ -112,7 +114,7 @@ def defer_scene_steps(
                 continue
             at = now + timedelta(seconds=offset)
             text = batch.scene or ""
-            step = Schedule(new_schedule_id(), session, user, at, (command,), text, None, now)
+            step = Schedule(new_schedule_id(), session, user, at, (command,), text, None, now, text)
             schedules.add(step)
             batch.deferred.append(step)
         batch.commands, batch.delays = at_once, ()

@@ -14,7 +14,7 @@ from jiayu.grammar.phrases import say
 from jiayu.ir import Clause, Command, Condition, Target
 from jiayu.planner import complaints, conditions, preferences, queries, timers
 from jiayu.planner.device import Meanings, Refusal, needs_read, plan
-from jiayu.planner.draft import Draft
+from jiayu.planner.draft import CancelSchedules, Draft, failed
 from jiayu.planner.plan import Batch
 from jiayu.planner.replies import Acknowledged, asked_verb, names_phrase
 from jiayu.resolver.resolve import Ask, Found, Refuse, Resolution
@@ -221,12 +221,13 @@ def queue(
 def _scene(draft: Draft, clause: Clause) -> tuple[str, ...]:
     if clause.scene is None:
         # 换个风格 (seed 004): the running scene stops, and the next one is asked for.
-        draft.stop_scene = True
+        stopped = stop_scene(draft)
         names = [shown(s.name) for s in draft.home.scenes]
         if not names:
             draft.say("rejected", say("refuse.no_scenes"))
             return ()
-        draft.say("clarify", say("ask.other_scene", names=names))
+        ask = say("ask.other_scene", names=names)
+        draft.say("clarify", Acknowledged(say("done.stopped_then", reply=ask)) if stopped else ask)
         return ()
     scene = draft.home.scene(clause.scene)
     commands = [Command(s.device, s.command, dict(s.params)) for s in scene.steps]
@@ -236,6 +237,22 @@ def _scene(draft: Draft, clause: Clause) -> tuple[str, ...]:
         delays = {(s.device, s.command): s.delay_s for s in scene.steps}
         batch.delays = tuple(delays.get((c.device, c.command), 0.0) for c in batch.commands)
     return tuple(dict.fromkeys(c.device for c in commands))
+
+
+def stop_scene(draft: Draft) -> bool | None:
+    """算了 / 停下 / 换个风格 with nothing waiting: the running scene stops. The asyncio
+    runtime paces a scene's steps itself and cancels them on `draft.stop_scene` (the store
+    holds none of them, so the write below takes nothing there); under the sync API they wait
+    in the store as schedules marked with their scene, and this session's are cancelled here,
+    never a timer the user set. True when steps were cancelled, False when none waited, None
+    when they could not be (said here)."""
+    draft.stop_scene = True
+    answer = draft.write(CancelSchedules(draft.session.id, None, scene_steps=True))
+    error = failed(answer)
+    if error is not None:
+        draft.say("rejected", say("refuse.scene_not_stopped", error=error))
+        return None
+    return bool(answer)
 
 
 def _one_room(draft: Draft, devices: Sequence[str]) -> str | None:

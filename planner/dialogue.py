@@ -94,10 +94,10 @@ def _utterance(draft: Draft, said: tuple[Clause, ...]) -> None:
                 plan_clauses.run(draft, pending.rest, focus, previous)
             said = said[1:]  # 书房的，然后关掉客厅灯: the rest still runs
     elif actions == {"cancel"}:
-        draft.say(
-            "noop", Acknowledged(say("done.ok"))
-        )  # 算了 with nothing waiting: just acknowledge
-        draft.stop_scene = True
+        # 算了 with nothing waiting: a scene whose steps still wait stops; else just 好的.
+        stopped = plan_clauses.stop_scene(draft)
+        if stopped is not None:
+            draft.say("noop", Acknowledged(say("done.stopped" if stopped else "done.ok")))
         return
     if not draft.asked:
         plan_clauses.run(draft, said, [], None)

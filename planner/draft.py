@@ -60,6 +60,9 @@ class CancelSchedules:
 
     session: str
     devices: tuple[str, ...] | None
+    scene_steps: bool = False
+    """Only the delayed steps of a scene the sync API keeps as schedules (算了 stops them;
+    the user's own timers stay)."""
 
 
 @dataclass(frozen=True)

@@ -107,6 +107,10 @@ class Schedule:
     """A condition to check when it fires, as JSON (its shape is the engine's), or None."""
     created: datetime
     """When it was set, timezone-aware."""
+    scene: str | None = None
+    """The scene's name when this is one of a scene's delayed steps, kept by the sync API
+    (effects.defer_scene_steps); 算了 cancels these, never a timer the user set (whose `text`
+    may well be the scene's name too). None for every other schedule."""
 
     @property
     def devices(self) -> frozenset[str]:
@@ -133,6 +137,8 @@ class Schedule:
             "text": self.text,
             "condition": dict(self.condition) if self.condition is not None else None,
             "created": self.created.isoformat(),
+            # Only on a scene's step: a file with none is byte for byte what it was before.
+            **({"scene": self.scene} if self.scene is not None else {}),
         }
 
 
