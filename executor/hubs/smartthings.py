@@ -214,20 +214,16 @@ def st_commands(
     device_id: str,
     command: str,
     params: Mapping[str, Any],
+    capabilities: Capabilities,
     scale: Scale = "C",
-    capabilities: Capabilities | None = None,
 ) -> StCommand:
-    """The SmartThings command for one of ours; HubError "refused" when SmartThings has none
-    (fan speed "auto" on fanSpeed), the params are not ones the table carries, or, given the
-    component's `capabilities`, the component lacks the capability (nothing is sent for it)."""
-    if (
-        command == "set_fan_speed"
-        and capabilities is not None
-        and "airConditionerFanMode" in capabilities
-    ):
+    """The SmartThings command for one of ours on a component with these `capabilities`;
+    HubError "refused" when the component lacks the capability, SmartThings has no such
+    command (fan speed "auto" on fanSpeed) or the params are not ones the table carries."""
+    if command == "set_fan_speed" and "airConditionerFanMode" in capabilities:
         return _ac_fan_mode(device_id, params, capabilities)
     rule = _RULES.get(command)
-    if rule is not None and (capabilities is None or rule[0] in capabilities):
+    if rule is not None and rule[0] in capabilities:
         capability, name, arguments = rule
         try:
             return StCommand(capability, name, arguments(params, scale))
@@ -544,7 +540,7 @@ class SmartThingsHub:
                 if isinstance(capabilities, HubError):
                     raise capabilities
                 translated = st_commands(
-                    cmd.device, cmd.command, cmd.params, self.temperature_scale, capabilities
+                    cmd.device, cmd.command, cmd.params, capabilities, self.temperature_scale
                 )
             except HubError as err:
                 results[index] = err  # never sent: the others still go
