@@ -223,6 +223,8 @@ class FakeSmartThings:
         }
         self.health: dict[str, str] = {device_id: "ONLINE" for device_id in self.devices}
         """Each device's health state (ONLINE, OFFLINE, UNKNOWN; one left out has none)."""
+        self.list_health = True
+        """Whether list answers carry healthState when asked (False: as an API that does not)."""
         self.received: list[tuple[str, list[dict[str, Any]]]] = []
         """Every accepted command body, by device, in arrival order."""
         self.requests: list[tuple[str, str]] = []
@@ -280,7 +282,7 @@ class FakeSmartThings:
     def listed(self, device_id: str, query: Mapping[str, list[str]]) -> dict[str, Any]:
         """The device as a list answer gives it, with health and status when asked."""
         item = json.loads(json.dumps(self.devices[device_id]))
-        if query.get("includeHealth") == ["true"] and device_id in self.health:
+        if query.get("includeHealth") == ["true"] and self.list_health and device_id in self.health:
             item["healthState"] = {
                 "state": self.health[device_id],
                 "lastUpdatedDate": "2026-11-25T08:00:00.000Z",

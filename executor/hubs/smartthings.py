@@ -490,9 +490,24 @@ class SmartThingsHub:
             [("deviceId", d) for d in dict.fromkeys(st_ids)]
             + [("includeHealth", "true"), ("includeStatus", "true")]
         )
-        items = self.client.pages(f"/v1/devices?{query}")
         wanted = set(st_ids)
-        return {str(i["deviceId"]): st_device(i) for i in items if i.get("deviceId") in wanted}
+        items = [
+            i for i in self.client.pages(f"/v1/devices?{query}") if i.get("deviceId") in wanted
+        ]
+        # An item without healthState (the list did not carry it) is asked for once more, on
+        # the device's health endpoint; whatever that cannot say leaves the device offline.
+        unsure = [i for i in items if not isinstance(i.get("healthState"), Mapping)]
+        if unsure:
+            with ThreadPoolExecutor(max_workers=max(1, min(self._workers, len(unsure)))) as pool:
+                for item, health in zip(unsure, pool.map(self._health, unsure), strict=True):
+                    item["healthState"] = health
+        return {str(i["deviceId"]): st_device(i) for i in items}
+
+    def _health(self, item: Mapping[str, Any]) -> Any:
+        try:
+            return self.client.request("GET", device_path(str(item["deviceId"]), "health"))
+        except StApiError:
+            return None
 
     def _component(
         self, device_id: str, devices: Mapping[str, StDevice]

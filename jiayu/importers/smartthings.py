@@ -14,11 +14,14 @@ FILE`: the `items` of those two endpoints, as one JSON array or one JSON object 
   else Unknown. A category the user gave it in the app is what it acts as (a SmartPlug the
   user calls a Light acts as a Light).
 - Each other component with a capability jiayu can command (a power strip's outlets
-  `switch1`…, a fridge's `freezer`, a washer's `sub`) is a device of its own, with id
+  `switch1`…, a washer's second drum `sub`) is a device of its own, with id
   `<deviceId>:<component>` (as `SmartThingsHub` addresses it) and the device's name followed
   by the component's label (else its id): 插排 + 插座2 → 插排插座2, "Power Strip" + "Outlet 2" →
   "Power Strip Outlet 2". Its type comes from its own categories, else the device's. A device
-  with only `main` is one device, as it always was.
+  with only `main` is one device, as it always was. A component that only measures (an AC's
+  `sub` thermometer) adds no device.
+- A fridge's (category Refrigerator) set points are never granted: the catalog's
+  target_temperature range cannot hold them, so its compartments only measure.
 
 Devices with nothing jiayu can drive or read (a hub, a contact sensor), and names the home's
 rules cannot take, are left out and said so. The result always passes `parse_home`.
@@ -84,6 +87,10 @@ _TYPES: Mapping[str, str] = {
 }
 
 
+_NO_SET_POINT = frozenset({"Refrigerator"})
+"""Categories whose thermostatCoolingSetpoint jiayu must not drive (see describe_component)."""
+
+
 @cache
 def _known_types() -> frozenset[str]:
     schema = json.loads(files("jiayu.schemas").joinpath("home.schema.json").read_text("utf-8"))
@@ -134,13 +141,18 @@ def describe_component(
         for c in theirs
         if c in CAPABILITY_MAP and CAPABILITY_MAP[c] in CAPABILITIES
     ]
-    if not ours:
-        return None
     categories = [
         c
         for c in component.get("categories") or main.get("categories") or []
         if isinstance(c, Mapping)
     ]
+    every = [*(component.get("categories") or []), *(main.get("categories") or [])]
+    if any(isinstance(c, Mapping) and c.get("name") in _NO_SET_POINT for c in every):
+        # Our set point's range (16–30 °C, which a device's limits only narrow) cannot hold a
+        # fridge's (1–7) or a freezer's (-23…-15): every value it allows would spoil the food.
+        ours = [c for c in ours if c != "target_temperature"]
+    if not ours:
+        return None
     # The maker's category says what the device is; a user's own (set in the app) says what
     # it serves as: a SmartPlug the user calls a Light has a lamp on it.
     categories.sort(key=lambda c: c.get("categoryType") == "user")
