@@ -1,7 +1,11 @@
 """A loopback SmartThings REST API that checks what the real one checks.
 
-It serves `GET /v1/devices` (paged by `_links.next`), `GET /v1/locations`,
-`GET /v1/locations/{id}/rooms`, `GET /v1/devices/{id}/status` and
+It serves `GET /v1/devices` (paged by `_links.next`; filtered by repeated `deviceId`; with
+`includeHealth=true` each item carries `healthState: {"state", "lastUpdatedDate"}`, with
+`includeStatus=true` each capability of each component carries its `status`, the attributes
+as the status endpoint gives them), `GET /v1/locations`, `GET /v1/locations/{id}/rooms`,
+`GET /v1/devices/{id}/status`, `GET /v1/devices/{id}/health` (`{"deviceId", "state",
+"lastUpdatedDate"}`, state ONLINE, OFFLINE or UNKNOWN, as `health` says) and
 `POST /v1/devices/{id}/commands` on 127.0.0.1, and refuses as SmartThings does: 401 without
 the bearer token, 404 for an unknown device, 422 (ConstraintViolationError) for a command body
 of the wrong shape, a component or capability the device does not have, a command the
@@ -20,6 +24,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
+from urllib.parse import parse_qs, urlencode
 
 # Each capability command: a check of its arguments, and the attributes it sets on the
 # device ("attribute": value, or a callable of the arguments).
@@ -102,6 +107,12 @@ COMMANDS: Mapping[str, Mapping[str, tuple[_Check, _Sets]]] = {
         )
     },
     "fanSpeed": {"setFanSpeed": (_ints(0, 4), _set("fanSpeed", "fanSpeed", _first))},
+    "airConditionerFanMode": {
+        "setFanMode": (
+            _enum("auto", "low", "medium", "high", "turbo"),
+            _set("airConditionerFanMode", "fanMode", _first),
+        )
+    },
     "windowShade": {
         "open": (_none, {"windowShade.windowShade": _const("open")}),
         "close": (_none, {"windowShade.windowShade": _const("closed")}),
@@ -167,6 +178,11 @@ _INITIAL: Mapping[str, Mapping[str, Any]] = {
         "supportedAcModes": {"value": ["cool", "dry", "wind", "auto", "heat"]},
     },
     "fanSpeed": {"fanSpeed": {"value": 0}},
+    "airConditionerFanMode": {
+        "fanMode": {"value": "auto"},
+        "supportedAcFanModes": {"value": ["auto", "low", "medium", "high", "turbo"]},
+    },
+    "healthCheck": {"DeviceWatch-DeviceStatus": {"value": "online"}},
     "windowShade": {"windowShade": {"value": "closed"}},
     "windowShadeLevel": {"shadeLevel": {"value": 0, "unit": "%"}},
     "lock": {"lock": {"value": "locked"}},
@@ -205,6 +221,10 @@ class FakeSmartThings:
         self.status: dict[str, dict[str, dict[str, dict[str, Any]]]] = {
             device_id: self._initial(device) for device_id, device in self.devices.items()
         }
+        self.health: dict[str, str] = {device_id: "ONLINE" for device_id in self.devices}
+        """Each device's health state (ONLINE, OFFLINE, UNKNOWN; one left out has none)."""
+        self.list_health = True
+        """Whether list answers carry healthState when asked (False: as an API that does not)."""
         self.received: list[tuple[str, list[dict[str, Any]]]] = []
         """Every accepted command body, by device, in arrival order."""
         self.requests: list[tuple[str, str]] = []
@@ -245,15 +265,33 @@ class FakeSmartThings:
             out[component["id"]] = caps
         return out
 
-    def value(self, device_id: str, capability: str, attribute: str) -> Any:
-        """An attribute's current value on the device's main component."""
+    def value(
+        self, device_id: str, capability: str, attribute: str, component: str = "main"
+    ) -> Any:
+        """An attribute's current value on one of the device's components."""
         with self.lock:
-            return self.status[device_id]["main"][capability][attribute]["value"]
+            return self.status[device_id][component][capability][attribute]["value"]
 
-    def set_value(self, device_id: str, capability: str, attribute: str, value: Any) -> None:
+    def set_value(
+        self, device_id: str, capability: str, attribute: str, value: Any, component: str = "main"
+    ) -> None:
         """Change what the device reports (as its own buttons would)."""
         with self.lock:
-            self.status[device_id]["main"][capability][attribute] = {"value": value}
+            self.status[device_id][component][capability][attribute] = {"value": value}
+
+    def listed(self, device_id: str, query: Mapping[str, list[str]]) -> dict[str, Any]:
+        """The device as a list answer gives it, with health and status when asked."""
+        item = json.loads(json.dumps(self.devices[device_id]))
+        if query.get("includeHealth") == ["true"] and self.list_health and device_id in self.health:
+            item["healthState"] = {
+                "state": self.health[device_id],
+                "lastUpdatedDate": "2026-11-25T08:00:00.000Z",
+            }
+        if query.get("includeStatus") == ["true"]:
+            for component in item.get("components", []):
+                for cap in component.get("capabilities", []):
+                    cap["status"] = self.status[device_id][component["id"]].get(cap["id"], {})
+        return item
 
     # --- what the real server checks ----------------------------------------------------
 
@@ -339,16 +377,29 @@ class FakeSmartThings:
             def do_GET(self) -> None:
                 if not self._authorised():
                     return
-                path, _, query = self.path.partition("?")
+                path, _, raw_query = self.path.partition("?")
+                query = parse_qs(raw_query)
                 if path == "/v1/devices":
-                    start = int(dict(p.split("=") for p in query.split("&") if p).get("page", 0))
-                    items = list(fake.devices.values())
+                    start = int(query.pop("page", ["0"])[0])
+                    wanted = query.get("deviceId")
+                    with fake.lock:
+                        items = [
+                            fake.listed(d, query)
+                            for d in fake.devices
+                            if wanted is None or d in wanted
+                        ]
                     page = items[start * fake.page_size : (start + 1) * fake.page_size]
                     links: dict[str, Any] = {}
                     if (start + 1) * fake.page_size < len(items):
                         base = fake.link_base or fake.url
-                        links["next"] = {"href": f"{base}/v1/devices?page={start + 1}"}
+                        rest = urlencode([*query.items(), ("page", [str(start + 1)])], doseq=True)
+                        links["next"] = {"href": f"{base}/v1/devices?{rest}"}
                     self._reply(200, {"items": page, "_links": links})
+                elif m := re.fullmatch(r"/v1/devices/([^/]+)/health", path):
+                    if self._device(m[1]):
+                        with fake.lock:
+                            state = fake.health.get(m[1], "UNKNOWN")
+                        self._reply(200, {"deviceId": m[1], "state": state})
                 elif path == "/v1/locations":
                     items = [
                         {"locationId": loc, "name": fake.location_name} for loc in fake.locations

@@ -4,11 +4,22 @@ Two halves, as for Home Assistant. The pure half (`st_commands`, `device_state`)
 table between our catalog and SmartThings' capabilities; `jiayu home from-smartthings` grants a
 device our capability only when it has the SmartThings capability this table drives it with.
 The I/O half, `SmartThingsHub`, speaks the REST API with the standard library alone:
-`POST /v1/devices/{id}/commands` and `GET /v1/devices/{id}/status`, with a personal access
-token as the bearer.
+`GET /v1/devices?deviceId=…&includeHealth=true&includeStatus=true` (one list answer gives each
+device's health, components, capabilities and attribute values) and
+`POST /v1/devices/{id}/commands`, with a personal access token as the bearer.
 
-A device id is the SmartThings deviceId, as the importer writes homes. Only the device's
-`main` component is driven: it is the one the SmartThings app's tile switches.
+A device id is the SmartThings deviceId, as the importer writes homes: it means the device's
+`main` component, the one the SmartThings app's tile switches. `<deviceId>:<component>` means
+another component (a power strip's outlet `switch2`, a fridge's `freezer`); component ids never
+hold a colon (the API's pattern is `[-_!.~'()*0-9a-zA-Z]{1,36}`).
+
+Round trips. A read of any number of devices is one list request. A batch of commands is one
+list request (health, and the capabilities each command is checked against) and then one
+`commands` request per device, those concurrently: two round trips a turn, whatever its size.
+A device SmartThings does not report ONLINE (OFFLINE, UNKNOWN, no health at all, or its
+`healthCheck` capability saying anything but online) fails "offline" and nothing is sent to it;
+a command its component has no capability for, or an air conditioner fan mode its
+`supportedAcFanModes` does not list, is "refused" before anything is sent.
 
 At most once (CONTRACTS §5): every request is made once. A command whose connection cannot
 be opened fails at once ("offline"); one that was sent but whose answer never came, or came
@@ -23,10 +34,10 @@ import json
 import socket
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from types import MappingProxyType
 from typing import Any, Literal
-from urllib.parse import quote, urlsplit
+from urllib.parse import quote, urlencode, urlsplit
 
 from jiayu.errors import JiayuError
 from jiayu.executor.hubs.base import HubError, Reads, Sends
@@ -35,7 +46,7 @@ from jiayu.ir import Command
 API_URL = "https://api.smartthings.com"
 """SmartThings' public REST API."""
 MAIN = "main"
-"""The component every command goes to."""
+"""The component a bare deviceId means."""
 
 # --- the one table between our catalog and SmartThings -----------------------------------
 
@@ -47,10 +58,11 @@ class StCommand:
     capability: str
     command: str
     arguments: tuple[Any, ...] = ()
+    component: str = MAIN
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "component": MAIN,
+            "component": self.component,
             "capability": self.capability,
             "command": self.command,
             "arguments": list(self.arguments),
@@ -93,6 +105,9 @@ _AC_MODES_BACK: Mapping[str, str] = MappingProxyType(
 )
 # fanSpeed is a level number (0 is off); SmartThings has no "auto" level, so auto is refused.
 _FAN_LEVELS: Mapping[str, int] = MappingProxyType({"low": 1, "medium": 2, "high": 3})
+# airConditionerFanMode's words that are also ours; others (turbo, sleep, windFree …) are not
+# read as a speed: a relative change from a guessed level could lower the fan.
+_AC_FAN_MODES = frozenset({"auto", "low", "medium", "high"})
 _MACHINE_STATES: Mapping[str, str] = MappingProxyType({"run": "running", "pause": "paused"})
 _CLEANER_STATES: Mapping[str, str] = MappingProxyType(
     {
@@ -156,6 +171,7 @@ CAPABILITY_MAP: Mapping[str, str] = MappingProxyType(
         "thermostatCoolingSetpoint": "target_temperature",
         "airConditionerMode": "hvac_mode",
         "fanSpeed": "fan_speed",
+        "airConditionerFanMode": "fan_speed",
         "windowShade": "cover",
         "lock": "lock",
         "audioVolume": "volume",
@@ -172,13 +188,42 @@ only complete one of ours (windowShadeLevel, audioMute, mediaTrackControl) add c
 server refuses on a device without them; the importer grants the capability on the main one."""
 
 
-def st_commands(
-    device_id: str, command: str, params: Mapping[str, Any], scale: Scale = "C"
+Capabilities = Mapping[str, Mapping[str, Any]]
+"""One component's capabilities, each with its attributes as the API reports them
+(`{"switch": {"switch": {"value": "on"}}, …}`)."""
+
+
+def _attribute(capabilities: Capabilities, capability: str, attribute: str) -> Any:
+    found = (capabilities.get(capability) or {}).get(attribute)
+    return found.get("value") if isinstance(found, Mapping) else None
+
+
+def _ac_fan_mode(
+    device_id: str, params: Mapping[str, Any], capabilities: Capabilities
 ) -> StCommand:
-    """The SmartThings command for one of ours; HubError "refused" when SmartThings has none
-    (fan speed "auto") or the params are not ones the table carries."""
+    # An air conditioner's fan speeds are its own words, listed in supportedAcFanModes (Samsung's:
+    # auto, low, medium, high, turbo); ours are sent as the same word only when it is listed.
+    supported = _attribute(capabilities, "airConditionerFanMode", "supportedAcFanModes")
+    speed = params.get("speed")
+    if not isinstance(supported, list) or not isinstance(speed, str) or speed not in supported:
+        raise HubError(device_id, "refused")
+    return StCommand("airConditionerFanMode", "setFanMode", (speed,))
+
+
+def st_commands(
+    device_id: str,
+    command: str,
+    params: Mapping[str, Any],
+    capabilities: Capabilities,
+    scale: Scale = "C",
+) -> StCommand:
+    """The SmartThings command for one of ours on a component with these `capabilities`;
+    HubError "refused" when the component lacks the capability, SmartThings has no such
+    command (fan speed "auto" on fanSpeed) or the params are not ones the table carries."""
+    if command == "set_fan_speed" and "airConditionerFanMode" in capabilities:
+        return _ac_fan_mode(device_id, params, capabilities)
     rule = _RULES.get(command)
-    if rule is not None:
+    if rule is not None and rule[0] in capabilities:
         capability, name, arguments = rule
         try:
             return StCommand(capability, name, arguments(params, scale))
@@ -209,16 +254,21 @@ def _celsius(reading: Mapping[str, Any]) -> float | None:
 
 
 def device_state(status: Mapping[str, Any]) -> dict[str, Any]:
-    """Our state attributes from a `GET /v1/devices/{id}/status` answer (its main
-    component). Attributes SmartThings reports as null are left out rather than guessed."""
-    main = (status.get("components") or {}).get(MAIN) or {}
+    """Our state attributes from a `GET /v1/devices/{id}/status` answer (its main component)."""
+    return component_state((status.get("components") or {}).get(MAIN) or {})
+
+
+def component_state(capabilities: Capabilities) -> dict[str, Any]:
+    """Our state attributes from one component's capability attributes. Attributes SmartThings
+    reports as null, or in words ours have none for (an AC's "turbo"), are left out rather
+    than guessed."""
 
     def attr(capability: str, attribute: str) -> Mapping[str, Any]:
-        found = (main.get(capability) or {}).get(attribute)
+        found = (capabilities.get(capability) or {}).get(attribute)
         return found if isinstance(found, Mapping) else {}
 
     def value(capability: str, attribute: str) -> Any:
-        return attr(capability, attribute).get("value")
+        return _attribute(capabilities, capability, attribute)
 
     out: dict[str, Any] = {}
 
@@ -241,6 +291,9 @@ def device_state(status: Mapping[str, Any]) -> dict[str, Any]:
     level = _whole(value("fanSpeed", "fanSpeed"))
     if level is not None and level > 0:
         out["fan_speed"] = "low" if level == 1 else "medium" if level == 2 else "high"
+    fan_mode = value("airConditionerFanMode", "fanMode")
+    if fan_mode in _AC_FAN_MODES:
+        out["fan_speed"] = fan_mode
     shade_level = _whole(value("windowShadeLevel", "shadeLevel"))
     shade = value("windowShade", "windowShade")
     if shade_level is None and shade in {"open", "closed"}:
@@ -330,10 +383,70 @@ class StClient:
         except ValueError as exc:
             raise StApiError(response.status, f"{where}: not JSON", sent=True) from exc
 
+    def pages(self, path: str) -> list[dict[str, Any]]:
+        """Every item of a paged list endpoint, following `_links.next` on the same host only
+        (StApiError for a next page elsewhere: the token never leaves for another host)."""
+        items: list[dict[str, Any]] = []
+        base = urlsplit(self.base_url)
+        while True:
+            answer = self.request("GET", path)
+            if not isinstance(answer, Mapping):
+                raise StApiError(200, f"GET {self.base_url}{path}: not a list answer", sent=True)
+            items += [i for i in answer.get("items") or [] if isinstance(i, dict)]
+            href = ((answer.get("_links") or {}).get("next") or {}).get("href")
+            if not href:
+                return items
+            link = urlsplit(href)
+            if (link.scheme, link.netloc) != (base.scheme, base.netloc):
+                raise StApiError(None, f"{href}: a next page on another host", sent=False)
+            path = link.path[len(base.path.rstrip("/")) :] + (
+                f"?{link.query}" if link.query else ""
+            )
+
 
 def device_path(device_id: str, rest: str) -> str:
     """The API path of one device's resource."""
     return f"/v1/devices/{quote(device_id, safe='')}/{rest}"
+
+
+def split_id(device_id: str) -> tuple[str, str]:
+    """The SmartThings deviceId and component of one of our device ids."""
+    st_id, _, component = device_id.partition(":")
+    return st_id, component or MAIN
+
+
+@dataclass(frozen=True)
+class StDevice:
+    """What one list answer says of a device: whether it is online, and each component's
+    capabilities with their attribute values."""
+
+    online: bool
+    components: Mapping[str, Capabilities]
+
+
+def _online(item: Mapping[str, Any], main: Capabilities) -> bool:
+    # Fail closed: only an explicit ONLINE is online, and a healthCheck attribute that says
+    # anything but online (when it says anything) overrules it.
+    health = item.get("healthState")
+    if not isinstance(health, Mapping) or health.get("state") != "ONLINE":
+        return False
+    watch = _attribute(main, "healthCheck", "DeviceWatch-DeviceStatus")
+    return watch is None or watch == "online"
+
+
+def st_device(item: Mapping[str, Any]) -> StDevice:
+    """A `GET /v1/devices?includeHealth=true&includeStatus=true` item, as the hub uses it."""
+    components: dict[str, Capabilities] = {}
+    for component in item.get("components") or []:
+        if not isinstance(component, Mapping) or not isinstance(component.get("id"), str):
+            continue
+        capabilities: dict[str, Mapping[str, Any]] = {}
+        for capability in component.get("capabilities") or []:
+            if isinstance(capability, Mapping) and isinstance(capability.get("id"), str):
+                status = capability.get("status")
+                capabilities[capability["id"]] = status if isinstance(status, Mapping) else {}
+        components[component["id"]] = capabilities
+    return StDevice(_online(item, components.get(MAIN, {})), components)
 
 
 def _failure(device_id: str, exc: StApiError, *, command: bool) -> HubError:
@@ -351,9 +464,9 @@ def _failure(device_id: str, exc: StApiError, *, command: bool) -> HubError:
 
 
 class SmartThingsHub:
-    """A `BatchHub` on SmartThings' REST API. Reads and sends of several devices go out
-    concurrently, one request per device; a device's commands in one batch go in one request,
-    in order, as the commands endpoint takes a list."""
+    """A `BatchHub` on SmartThings' REST API. One list request reads every device of a turn and
+    checks its health before a command is sent; a device's commands in one batch go in one
+    `commands` request, in order, the devices' requests concurrently."""
 
     def __init__(
         self,
@@ -368,14 +481,48 @@ class SmartThingsHub:
         self.temperature_scale: Scale = temperature_scale
         self._workers = workers
 
-    def read(self, device_id: str) -> Mapping[str, Any]:
+    def snapshot(self, st_ids: Sequence[str]) -> dict[str, StDevice]:
+        """These SmartThings devices' health, components and attribute values, in one list
+        request (more only when SmartThings pages the answer); StApiError when it fails."""
+        if not st_ids:
+            return {}  # no deviceId filter would list every device
+        query = urlencode(
+            [("deviceId", d) for d in dict.fromkeys(st_ids)]
+            + [("includeHealth", "true"), ("includeStatus", "true")]
+        )
+        wanted = set(st_ids)
+        items = [
+            i for i in self.client.pages(f"/v1/devices?{query}") if i.get("deviceId") in wanted
+        ]
+        # An item without healthState (the list did not carry it) is asked for once more, on
+        # the device's health endpoint; whatever that cannot say leaves the device offline.
+        unsure = [i for i in items if not isinstance(i.get("healthState"), Mapping)]
+        if unsure:
+            with ThreadPoolExecutor(max_workers=max(1, min(self._workers, len(unsure)))) as pool:
+                for item, health in zip(unsure, pool.map(self._health, unsure), strict=True):
+                    item["healthState"] = health
+        return {str(i["deviceId"]): st_device(i) for i in items}
+
+    def _health(self, item: Mapping[str, Any]) -> Any:
         try:
-            status = self.client.request("GET", device_path(device_id, "status"))
-        except StApiError as exc:
-            raise _failure(device_id, exc, command=False) from exc
-        if not isinstance(status, Mapping):
-            raise HubError(device_id, "refused")
-        return device_state(status)
+            return self.client.request("GET", device_path(str(item["deviceId"]), "health"))
+        except StApiError:
+            return None
+
+    def _component(
+        self, device_id: str, devices: Mapping[str, StDevice]
+    ) -> Capabilities | HubError:
+        st_id, component = split_id(device_id)
+        device = devices.get(st_id)
+        if device is None or not device.online or component not in device.components:
+            return HubError(device_id, "offline")
+        return device.components[component]
+
+    def read(self, device_id: str) -> Mapping[str, Any]:
+        found: Mapping[str, Any] | HubError = self.read_many([device_id])[device_id]
+        if isinstance(found, HubError):
+            raise found
+        return found
 
     def send(self, device_id: str, command: str, params: Mapping[str, Any]) -> None:
         [failure] = self.send_many([Command(device_id, command, dict(params))])
@@ -383,41 +530,62 @@ class SmartThingsHub:
             raise failure
 
     def read_many(self, device_ids: Sequence[str]) -> Reads:
-        def one(device_id: str) -> Mapping[str, Any] | HubError:
-            try:
-                return self.read(device_id)
-            except HubError as err:
-                return err
-
         unique = list(dict.fromkeys(device_ids))
-        with ThreadPoolExecutor(max_workers=max(1, min(self._workers, len(unique)))) as pool:
-            return dict(zip(unique, pool.map(one, unique), strict=True))
+        try:
+            devices = self.snapshot([split_id(d)[0] for d in unique])
+        except StApiError as exc:
+            return {d: _failure(d, exc, command=False) for d in unique}
+        reads: Reads = {}
+        for device_id in unique:
+            found = self._component(device_id, devices)
+            reads[device_id] = found if isinstance(found, HubError) else component_state(found)
+        return reads
 
     def send_many(self, commands: Sequence[Command]) -> Sends:
         results: Sends = [None] * len(commands)
+        try:
+            devices = self.snapshot([split_id(c.device)[0] for c in commands])
+        except StApiError as exc:
+            # Nothing was sent: every command fails as its device could not be checked.
+            return [_failure(c.device, exc, command=False) for c in commands]
         by_device: dict[str, list[tuple[int, StCommand]]] = {}
         for index, cmd in enumerate(commands):
+            capabilities = self._component(cmd.device, devices)
             try:
+                if isinstance(capabilities, HubError):
+                    raise capabilities
                 translated = st_commands(
-                    cmd.device, cmd.command, cmd.params, self.temperature_scale
+                    cmd.device, cmd.command, cmd.params, capabilities, self.temperature_scale
                 )
             except HubError as err:
                 results[index] = err  # never sent: the others still go
                 continue
-            by_device.setdefault(cmd.device, []).append((index, translated))
+            st_id, component = split_id(cmd.device)
+            by_device.setdefault(st_id, []).append(
+                (index, replace(translated, component=component))
+            )
 
-        def post(device_id: str) -> HubError | None:
-            body = {"commands": [c.to_json() for _, c in by_device[device_id]]}
+        def post(st_id: str) -> HubError | None:
+            body = {"commands": [c.to_json() for _, c in by_device[st_id]]}
             try:
-                self.client.request("POST", device_path(device_id, "commands"), body)
+                self.client.request("POST", device_path(st_id, "commands"), body)
             except StApiError as exc:
-                return _failure(device_id, exc, command=True)
+                return _failure(st_id, exc, command=True)
             return None
 
         if by_device:
-            devices = list(by_device)
-            with ThreadPoolExecutor(max_workers=max(1, min(self._workers, len(devices)))) as pool:
-                for device_id, failure in zip(devices, pool.map(post, devices), strict=True):
-                    for index, _ in by_device[device_id]:
-                        results[index] = failure
+            st_ids = list(by_device)
+            with ThreadPoolExecutor(max_workers=max(1, min(self._workers, len(st_ids)))) as pool:
+                for st_id, failure in zip(st_ids, pool.map(post, st_ids), strict=True):
+                    for index, _ in by_device[st_id]:
+                        results[index] = (
+                            None if failure is None else _renamed(failure, commands[index].device)
+                        )
         return results
+
+
+def _renamed(failure: HubError, device_id: str) -> HubError:
+    # A failed request names the SmartThings device; each command's error names our device.
+    out = HubError(device_id, failure.reason)
+    out.__cause__ = failure.__cause__
+    return out

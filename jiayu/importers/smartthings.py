@@ -13,6 +13,15 @@ FILE`: the `items` of those two endpoints, as one JSON array or one JSON object 
 - Its type comes from the main component's manufacturer category, when jiayu has that type;
   else Unknown. A category the user gave it in the app is what it acts as (a SmartPlug the
   user calls a Light acts as a Light).
+- Each other component with a capability jiayu can command (a power strip's outlets
+  `switch1`…, a washer's second drum `sub`) is a device of its own, with id
+  `<deviceId>:<component>` (as `SmartThingsHub` addresses it) and the device's name followed
+  by the component's label (else its id): 插排 + 插座2 → 插排插座2, "Power Strip" + "Outlet 2" →
+  "Power Strip Outlet 2". Its type comes from its own categories, else the device's. A device
+  with only `main` is one device, as it always was. A component that only measures (an AC's
+  `sub` thermometer) adds no device.
+- A fridge's (category Refrigerator) set points are never granted: the catalog's
+  target_temperature range cannot hold them, so its compartments only measure.
 
 Devices with nothing jiayu can drive or read (a hub, a contact sensor), and names the home's
 rules cannot take, are left out and said so. The result always passes `parse_home`.
@@ -29,7 +38,6 @@ from dataclasses import dataclass, field
 from functools import cache
 from importlib.resources import files
 from typing import Any
-from urllib.parse import urlsplit
 
 from jiayu.catalog import CAPABILITIES
 from jiayu.errors import HomeError, InputError, Problem, json_pointer
@@ -79,6 +87,10 @@ _TYPES: Mapping[str, str] = {
 }
 
 
+_NO_SET_POINT = frozenset({"Refrigerator"})
+"""Categories whose thermostatCoolingSetpoint jiayu must not drive (see describe_component)."""
+
+
 @cache
 def _known_types() -> frozenset[str]:
     schema = json.loads(files("jiayu.schemas").joinpath("home.schema.json").read_text("utf-8"))
@@ -93,11 +105,16 @@ class Built:
     skipped: list[str] = field(default_factory=list)
 
 
+def _components(device: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+    return [
+        c
+        for c in device.get("components") or []
+        if isinstance(c, Mapping) and isinstance(c.get("id"), str) and c["id"]
+    ]
+
+
 def _main(device: Mapping[str, Any]) -> Mapping[str, Any]:
-    for component in device.get("components") or []:
-        if isinstance(component, Mapping) and component.get("id") == MAIN:
-            return component
-    return {}
+    return next((c for c in _components(device) if c["id"] == MAIN), {})
 
 
 def _ids(entries: Any, key: str) -> list[str]:
@@ -110,15 +127,32 @@ def describe(device: Mapping[str, Any]) -> dict[str, Any] | None:
     """A device's `type`, `capabilities` (and `acts_as`) from its main component; None when
     it has nothing jiayu drives or reads."""
     main = _main(device)
-    theirs = _ids(main.get("capabilities"), "id")
+    return describe_component(main, main)
+
+
+def describe_component(
+    component: Mapping[str, Any], main: Mapping[str, Any]
+) -> dict[str, Any] | None:
+    """One component's `type`, `capabilities` (and `acts_as`), its type from its own
+    categories, else the main component's; None when it has nothing jiayu drives or reads."""
+    theirs = _ids(component.get("capabilities"), "id")
     ours = [
         CAPABILITY_MAP[c]
         for c in theirs
         if c in CAPABILITY_MAP and CAPABILITY_MAP[c] in CAPABILITIES
     ]
+    categories = [
+        c
+        for c in component.get("categories") or main.get("categories") or []
+        if isinstance(c, Mapping)
+    ]
+    every = [*(component.get("categories") or []), *(main.get("categories") or [])]
+    if any(isinstance(c, Mapping) and c.get("name") in _NO_SET_POINT for c in every):
+        # Our set point's range (16–30 °C, which a device's limits only narrow) cannot hold a
+        # fridge's (1–7) or a freezer's (-23…-15): every value it allows would spoil the food.
+        ours = [c for c in ours if c != "target_temperature"]
     if not ours:
         return None
-    categories = [c for c in main.get("categories") or [] if isinstance(c, Mapping)]
     # The maker's category says what the device is; a user's own (set in the app) says what
     # it serves as: a SmartPlug the user calls a Light has a lamp on it.
     categories.sort(key=lambda c: c.get("categoryType") == "user")
@@ -130,6 +164,33 @@ def describe(device: Mapping[str, Any]) -> dict[str, Any] | None:
     if acts_as:
         out["acts_as"] = acts_as
     return out
+
+
+def _joined(left: str, right: str) -> str:
+    # Chinese runs on without a space (插排插座2); two Latin words keep one (Strip Outlet 2).
+    space = left[-1:].isascii() and left[-1:].isalnum() and right[:1].isascii()
+    return f"{left} {right}" if space else left + right
+
+
+def _parts(
+    device: Mapping[str, Any], device_id: str, label: str
+) -> list[tuple[str, str, dict[str, Any]]]:
+    """(id, name, description) of each jiayu device a SmartThings device makes: its main
+    component, as always, and every other component jiayu can command."""
+    main = _main(device)
+    parts: list[tuple[str, str, dict[str, Any]]] = []
+    described = describe_component(main, main)
+    if described is not None:
+        parts.append((device_id, label, described))
+    for component in _components(device):
+        if component["id"] == MAIN:
+            continue
+        described = describe_component(component, main)
+        if described is None or not any(CAPABILITIES[c] for c in described["capabilities"]):
+            continue  # a component that only measures adds nothing the main one cannot say
+        suffix = str(component.get("label") or "").strip() or component["id"]
+        parts.append((f"{device_id}:{component['id']}", _joined(label, suffix), described))
+    return parts
 
 
 def build_home(
@@ -155,10 +216,6 @@ def build_home(
     out_devices: list[dict[str, Any]] = []
     for device in devices:
         device_id = str(device.get("deviceId"))
-        described = describe(device)
-        if described is None:
-            skipped.append(f"{device_id}: nothing jiayu can drive or read")
-            continue
         label = next(
             (
                 str(v).strip()
@@ -169,14 +226,19 @@ def build_home(
         )
         room_id = f"room.{device.get('roomId')}" if device.get("roomId") else UNASSIGNED_ROOM
         where = room_id if room_id in known_rooms else UNASSIGNED_ROOM
-        key = plain_name(label)
-        if not key or len(label) > _NAME_MAX or key in taken or (where, key) in names_in_room:
-            skipped.append(f"{device_id}: name {label!r} is unusable (empty, too long or taken)")
-            continue
-        names_in_room.add((where, key))
-        out_devices.append(
-            {"id": device_id, "name": label, "aliases": [], "room": where, **described}
-        )
+        found = False
+        for our_id, name, described in _parts(device, device_id, label):
+            found = True
+            key = plain_name(name)
+            if not key or len(name) > _NAME_MAX or key in taken or (where, key) in names_in_room:
+                skipped.append(f"{our_id}: name {name!r} is unusable (empty, too long or taken)")
+                continue
+            names_in_room.add((where, key))
+            out_devices.append(
+                {"id": our_id, "name": name, "aliases": [], "room": where, **described}
+            )
+        if not found:
+            skipped.append(f"{device_id}: nothing jiayu can drive or read")
     if any(d["room"] == UNASSIGNED_ROOM for d in out_devices):
         if plain_name(_UNASSIGNED_NAME) in taken:
             skipped += [f"{d['id']}: no room" for d in out_devices if d["room"] == UNASSIGNED_ROOM]
@@ -236,33 +298,17 @@ def read_items(path: str, kind: str) -> list[dict[str, Any]]:
 # --- the API -----------------------------------------------------------------------------
 
 
-def _pages(client: StClient, path: str) -> list[dict[str, Any]]:
-    """Every item of a paged list endpoint, following `_links.next` on the same host only."""
-    items: list[dict[str, Any]] = []
-    base = urlsplit(client.base_url)
-    while True:
-        answer = client.request("GET", path)
-        items += [i for i in answer.get("items") or [] if isinstance(i, dict)]
-        href = ((answer.get("_links") or {}).get("next") or {}).get("href")
-        if not href:
-            return items
-        link = urlsplit(href)
-        if (link.scheme, link.netloc) != (base.scheme, base.netloc):
-            raise StApiError(None, f"{href}: a next page on another host", sent=False)
-        path = link.path[len(base.path.rstrip("/")) :] + (f"?{link.query}" if link.query else "")
-
-
 def fetch(
     client: StClient, location: str | None = None
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]], str]:
     """Devices, rooms and the location's name from the API (one location's, or all)."""
-    locations = _pages(client, "/v1/locations")
+    locations = client.pages("/v1/locations")
     if location is not None:
         locations = [loc for loc in locations if loc.get("locationId") == location]
     rooms: list[dict[str, Any]] = []
     for loc in locations:
-        rooms += _pages(client, f"/v1/locations/{loc['locationId']}/rooms")
-    devices = _pages(client, "/v1/devices")
+        rooms += client.pages(f"/v1/locations/{loc['locationId']}/rooms")
+    devices = client.pages("/v1/devices")
     wanted = {loc["locationId"] for loc in locations}
     devices = [d for d in devices if d.get("locationId") in wanted]
     name = str(locations[0].get("name") or "SmartThings") if len(locations) == 1 else "SmartThings"
