@@ -143,15 +143,17 @@ def _apply(state: dict[str, Any], key: str, value: Any) -> None:
     if isinstance(value, str) and value.upper() in _STATE_WORDS:
         word = value.upper()
         if word == "TOGGLE":
-            word = "OFF" if state.get(key) == "ON" else "ON"
+            value = word = "OFF" if state.get(key) == "ON" else "ON"
         if word in ("OPEN", "CLOSE"):
             state["position"] = 100 if word == "OPEN" else 0
         if word == "STOP":
             return
         if word in ("LOCK", "UNLOCK"):
             state["lock_state"] = "locked" if word == "LOCK" else "unlocked"
-        state[key] = word
+        # Reported as it was sent: a climate's `swing_mode` stays "on", a switch's "ON".
+        state[key] = value
     else:
         state[key] = value
+        # A cover's `state` follows its position; turning the slats (`tilt`) leaves it be.
         if key == "position":
             state["state"] = "OPEN" if value > 0 else "CLOSE"
