@@ -128,6 +128,29 @@ DEVICES = [
         _cover("position", "tilt"),
     ),
 ]
+# The Tuya TR-M3Z radiator valve: its modes are a climate `preset` (STATE_SET), "off" among them.
+DEVICES.append(
+    _device(
+        "0x0000000000000b07",
+        "卧室/温控阀",
+        "TR-M3Z",
+        "Thermostatic radiator valve actuator",
+        {
+            "type": "climate",
+            "features": [
+                _numeric("current_heating_setpoint", 3, value_min=5, value_max=35, value_step=0.5),
+                _numeric("local_temperature", 1),
+                _enum(
+                    "preset",
+                    "preset",
+                    ["manual", "schedule", "eco", "comfort", "frost_protection", "holiday", "off"],
+                    3,
+                ),
+                _enum("system_mode", "system_mode", ["off", "heat"], 1),
+            ],
+        },
+    )
+)
 ROOMS = {
     "rooms": [
         {"id": "study", "name": "书房"},
@@ -150,7 +173,14 @@ STATES = {
         "swing_mode": "off",
     },
     "车库/车库门": {"state": "CLOSE", "position": 0, "tilt": 0},
+    "卧室/温控阀": {
+        "current_heating_setpoint": 21,
+        "local_temperature": 19,
+        "preset": "manual",
+        "system_mode": "heat",
+    },
 }
+VALVE = "z2m_0x0000000000000b07"
 BLIND, WAND, CURTAIN = "z2m_0x0000000000000b01", "z2m_0x0000000000000b02", "z2m_0x0000000000000b03"
 FAN, AC, GARAGE = "z2m_0x0000000000000b04", "z2m_0x0000000000000b05", "z2m_0x0000000000000b06"
 
@@ -211,6 +241,17 @@ def test_the_importer_offers_tilt_and_oscillation_as_exposed(home: Home) -> None
     # A garage door is typed by its words, tilt or not, so opening it stays high-risk.
     assert devices[GARAGE].type == "GarageDoor"
     assert devices[GARAGE].capabilities == {"cover", "tilt"}
+    # A radiator valve's modes are its presets; "off" is its power, not one of them.
+    assert devices[VALVE].type == "Heater"
+    assert devices[VALVE].capabilities == {"target_temperature", "preset", "temperature_sensor"}
+    assert devices[VALVE].presets == (
+        "manual",
+        "schedule",
+        "eco",
+        "comfort",
+        "frost_protection",
+        "holiday",
+    )
 
 
 @pytest.mark.parametrize(
@@ -244,6 +285,14 @@ def test_a_swing_mode_on_anything_but_a_fan_or_climate_is_not_oscillation() -> N
         ("客厅风扇摇头", "客厅/风扇", {"swing_mode": "ON"}, FAN, ("oscillating", True)),
         ("让风扇左右摆", "客厅/风扇", {"swing_mode": "ON"}, FAN, ("oscillating", True)),
         ("空调摇头", "客厅/空调", {"swing_mode": "on"}, AC, ("oscillating", True)),
+        ("温控阀调成eco", "卧室/温控阀", {"preset": "eco"}, VALVE, ("preset", "eco")),
+        (
+            "把卧室温控阀调成comfort",
+            "卧室/温控阀",
+            {"preset": "comfort"},
+            VALVE,
+            ("preset", "comfort"),
+        ),
     ],
 )
 def test_each_command_is_one_set_zigbee2mqtt_takes(
@@ -319,9 +368,16 @@ def test_what_a_device_cannot_do_never_reaches_the_bridge(
     engine: tuple[Engine, Zigbee2MqttHub], fake: FakeZ2m
 ) -> None:
     turns, _ = engine
-    for text in ("客厅窗帘角度调到30%", "打开卧室百叶帘", "书房百叶窗角度调到120%"):
+    for text in (
+        "客厅窗帘角度调到30%",
+        "打开卧室百叶帘",
+        "书房百叶窗角度调到120%",
+        "温控阀调成睡眠模式",
+    ):
         result = turns.turn(text, "s1")
         assert result.outcome == "rejected", (text, result.reply)
+    # The valve's "off" is not a preset: not understood as one, so nothing is sent.
+    assert turns.turn("温控阀调成off", "s1").outcome in ("rejected", "unknown")
     assert "不支持" in turns.turn("客厅窗帘角度调到30%", "s1").reply
     assert _sets(fake) == []
 

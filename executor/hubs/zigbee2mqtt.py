@@ -32,6 +32,8 @@ Decisions the protocol leaves open:
   locked); climate `occupied_heating_setpoint` or
   `current_heating_setpoint` (whichever it has; a cooling-only device's
   `occupied_cooling_setpoint`), `system_mode` (our `fan` is its `fan_only`) and `fan_mode`.
+  Presets are a fan's `fan_mode` values that are not speeds, or a climate's `preset` values
+  (a radiator valve's manual, schedule, eco ...) but for off and on.
   A climate device without a power switch is turned off with `system_mode: off` and on with
   the first of auto, cool, heat, dry, fan_only it offers. zigbee2mqtt exposes a water or gas
   valve as a plain `switch`; a switch whose definition says "valve" is our `valve` (ON is open),
@@ -86,7 +88,8 @@ _MODES_IN = MappingProxyType({z: ours for ours, z in _MODES_OUT.items()})
 _ON_MODES = ("auto", "cool", "heat", "dry", "fan_only")
 _FAN_SPEEDS = ("low", "medium", "high", "auto")
 # A fan's modes that are not speeds (smart, sleep, nature …) are its presets (issue 20).
-_NOT_PRESETS = frozenset({"off", "on", *_FAN_SPEEDS})
+_POWER_WORDS = frozenset({"off", "on"})
+_NOT_PRESETS = frozenset({*_POWER_WORDS, *_FAN_SPEEDS})
 # Top-level numerics that set a humidifier's target humidity.
 _HUMIDITY_SETPOINTS = frozenset({"target_humidity", "humidity_setting", "humidity_target"})
 # Only fans and climate devices sway: a climate expose's `swing_mode` on/off, or a top-level
@@ -196,12 +199,19 @@ class Z2mEntity:
         # A valve is never also a plain switch: `valve` alone carries its risk rule.
         return [c for c in caps if not (c == "onoff" and "valve" in caps)]
 
+    @property
+    def preset_role(self) -> str:
+        """The feature its presets are values of: a fan's `fan_mode`, a climate's `preset`."""
+        return "preset" if self.kind == "climate" else "fan_mode"
+
     def presets(self) -> list[str]:
-        """A fan's modes that are not speeds, as its presets."""
-        mode = self.features.get("fan_mode")
-        if self.kind != "fan" or mode is None or not mode.settable:
+        """A fan's modes that are not speeds, or a climate device's presets (a radiator
+        valve's manual, schedule, eco, boost ...) that are not its power."""
+        mode = self.features.get(self.preset_role)
+        if self.kind not in ("fan", "climate") or mode is None or not mode.settable:
             return []
-        return [v for v in mode.values if v not in _NOT_PRESETS]
+        skip = _NOT_PRESETS if self.kind == "fan" else _POWER_WORDS
+        return [v for v in mode.values if v not in skip]
 
     def limits(self) -> dict[str, dict[str, float]]:
         """Our limits from the exposes' value_min/value_max (colour temperature in kelvin)."""
@@ -328,8 +338,8 @@ def _specific_roles(kind: str, features: object) -> dict[str, Feature]:
             case "climate", "occupied_cooling_setpoint":
                 # Only a cooling-only device is driven by its cooling set point.
                 found.setdefault("cooling", feature)
-            case "climate", "system_mode":
-                found["system_mode"] = feature
+            case "climate", ("system_mode" | "preset"):
+                found[str(name)] = feature
             case "climate", ("fan_mode" | "mode") if raw.get("property", "").startswith("fan_mode"):
                 found["fan_mode"] = feature
             case "climate", "local_temperature":
@@ -512,10 +522,11 @@ def set_payload(entity: Z2mEntity, command: str, params: Mapping[str, Any]) -> _
                 raise _Refused("system_mode")
             return exact(feature, value)
         case "set_fan_speed" | "set_preset":
-            feature = need("fan_mode")
-            mode = params["speed" if command == "set_fan_speed" else "preset"]
+            speed = command == "set_fan_speed"
+            feature = need("fan_mode" if speed else entity.preset_role)
+            mode = params["speed" if speed else "preset"]
             if mode not in feature.values:
-                raise _Refused("fan_mode")
+                raise _Refused(feature.key)
             return exact(feature, mode)
         case "set_color":
             color = need("color")
@@ -603,7 +614,7 @@ def our_state(
         out["mode"] = _MODES_IN[v]
     if "fan_speed" in caps and (v := value("fan_mode")) in _FAN_SPEEDS:
         out["fan_speed"] = v
-    if "preset" in caps and (v := value("fan_mode")) in entity.presets():
+    if "preset" in caps and (v := value(entity.preset_role)) in entity.presets():
         out["preset"] = v
     if "color" in caps and isinstance(v := value("color"), Mapping):
         hue, saturation = _number(v.get("hue")), _number(v.get("saturation"))
