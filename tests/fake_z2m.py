@@ -128,7 +128,7 @@ class FakeZ2m:
             state = self.states[name]
             if verb == "set":
                 for key, value in payload.items():
-                    _apply(state, key, value)
+                    apply_set(state, key, value)
             state = dict(state)
         client_publish = self.client.publish
         client_publish(f"{self.base}/{name}", json.dumps(state, ensure_ascii=False), qos=1)
@@ -138,7 +138,7 @@ def _no_delay(client: mqtt.Client, userdata: Any, sock: Any) -> None:
     sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
 
 
-def _apply(state: dict[str, Any], key: str, value: Any) -> None:
+def apply_set(state: dict[str, Any], key: str, value: Any) -> None:
     """One property of a /set, as the device would take it."""
     if isinstance(value, str) and value.upper() in _STATE_WORDS:
         word = value.upper()

@@ -537,7 +537,9 @@ def set_payload(entity: Z2mEntity, command: str, params: Mapping[str, Any]) -> _
         case "open" | "close" | "stop" | "set_position":
             # Covers report movement and position as they go: any report confirms the command.
             cover, position = f.get("cover"), f.get("position")
-            if command == "set_position" or (command != "stop" and "cover" not in f):
+            # Opened and closed by its state word, else (a state it only reports) by position.
+            worded = cover is not None and cover.settable
+            if command == "set_position" or (command != "stop" and not worded):
                 goal = {"open": 100, "close": 0}.get(command, params.get("value"))
                 return any_of({need("position").key: goal}, cover, position)
             word = {"open": "OPEN", "close": "CLOSE", "stop": "STOP"}[command]
