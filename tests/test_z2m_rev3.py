@@ -515,3 +515,26 @@ def test_every_command_offered_is_sent_and_read_back_as_asked(
                 if expected is not None:
                     attribute, wanted = expected
                     assert our_state(entity, caps, state).get(attribute) == wanted, command
+
+
+@pytest.mark.parametrize(
+    ("name", "description", "features"),
+    [
+        ("院子/大门", "Curtain motor", ("position",)),
+        ("前院/电机", "Sliding gate opener", ("position", "tilt")),
+        ("车库/卷帘门", "Roller shutter", ("tilt",)),
+    ],
+)
+def test_a_cover_that_is_a_gate_is_a_garage_door(
+    name: str, description: str, features: tuple[str, ...]
+) -> None:
+    device = _device("0x0000000000000e01", name, "M", description, _cover(*features))
+    rooms = {"rooms": [{"id": "yard", "name": "院子"}], "default_room": "yard"}
+    [built] = build_home([device], rooms, name="家")["devices"]
+    assert built["type"] == "GarageDoor"
+    blinds = build_home(
+        [_device("0x0000000000000e02", "卧室/百叶窗", "M", "Blind", _cover(*features))],
+        rooms,
+        name="家",
+    )
+    assert blinds["devices"][0]["type"] == "Blind"
