@@ -13,12 +13,39 @@ from __future__ import annotations
 import json
 import socket
 import threading
-from collections.abc import Mapping
+import time
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import paho.mqtt.client as mqtt
 
 _STATE_WORDS = {"ON", "OFF", "TOGGLE", "OPEN", "CLOSE", "STOP", "LOCK", "UNLOCK"}
+
+
+def bridge_device(
+    ieee: str, name: str, model: str, description: str, *exposes: Any
+) -> dict[str, Any]:
+    """One entry of `bridge/devices`: a supported router with these exposes."""
+    return {
+        "ieee_address": ieee,
+        "type": "Router",
+        "friendly_name": name,
+        "supported": True,
+        "definition": {
+            "model": model,
+            "vendor": "test",
+            "description": description,
+            "exposes": list(exposes),
+        },
+    }
+
+
+def eventually(check: Callable[[], bool], timeout: float = 2.0) -> None:
+    """Wait until `check()` holds: a state message arrives after the echo that confirmed it."""
+    deadline = time.monotonic() + timeout
+    while not check():
+        assert time.monotonic() < deadline, "the state never arrived"
+        time.sleep(0.01)
 
 
 class FakeZ2m:

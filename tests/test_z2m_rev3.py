@@ -11,12 +11,11 @@ carries the top-level binary as the Sinope interface does.
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from fake_z2m import FakeZ2m, apply_set
+from fake_z2m import FakeZ2m, apply_set, bridge_device, eventually
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from mqtt_broker import Broker, running_broker
@@ -74,34 +73,21 @@ def _climate(swing: list[str]) -> dict[str, Any]:
     }
 
 
-def _device(ieee: str, name: str, model: str, description: str, *exposes: Any) -> dict[str, Any]:
-    return {
-        "ieee_address": ieee,
-        "type": "Router",
-        "friendly_name": name,
-        "supported": True,
-        "definition": {
-            "model": model,
-            "vendor": "test",
-            "description": description,
-            "exposes": list(exposes),
-        },
-    }
-
-
 DEVICES = [
-    _device(
+    bridge_device(
         "0x0000000000000b01",
         "书房/百叶窗",
         "J1",
         "Venetian blind motor",
         _cover("position", "tilt"),
     ),
-    _device(
+    bridge_device(
         "0x0000000000000b02", "卧室/百叶帘", "CP180335E-01", "Gen. 2 hybrid E-Wand", _cover("tilt")
     ),
-    _device("0x0000000000000b03", "客厅/窗帘", "WM25/L-Z", "Roller Shade", _cover("position")),
-    _device(
+    bridge_device(
+        "0x0000000000000b03", "客厅/窗帘", "WM25/L-Z", "Roller Shade", _cover("position")
+    ),
+    bridge_device(
         "0x0000000000000b04",
         "客厅/风扇",
         "TS0601_fan",
@@ -115,7 +101,7 @@ DEVICES = [
         },
         _binary("swing_mode", "swing_mode"),
     ),
-    _device(
+    bridge_device(
         "0x0000000000000b05",
         "客厅/空调",
         "AETZ01_AC",
@@ -123,7 +109,7 @@ DEVICES = [
         {**_binary("state", "state", 3), "description": "Turn AC ON/OFF"},
         _climate(["off", "on"]),
     ),
-    _device(
+    bridge_device(
         "0x0000000000000b06",
         "车库/车库门",
         "J1",
@@ -133,7 +119,7 @@ DEVICES = [
 ]
 # The Tuya TR-M3Z radiator valve: its modes are a climate `preset` (STATE_SET), "off" among them.
 DEVICES.append(
-    _device(
+    bridge_device(
         "0x0000000000000b07",
         "卧室/温控阀",
         "TR-M3Z",
@@ -218,13 +204,6 @@ def _sets(fake: FakeZ2m) -> list[tuple[str, dict[str, Any]]]:
     return [(t, p) for t, p in fake.received if t.endswith("/set")]
 
 
-def _eventually(check: Callable[[], bool]) -> None:
-    deadline = time.monotonic() + 2.0
-    while not check():
-        assert time.monotonic() < deadline, "the state never arrived"
-        time.sleep(0.01)
-
-
 def test_the_importer_offers_tilt_and_oscillation_as_exposed(home: Home) -> None:
     devices = {d.id: d for d in home.devices}
     assert devices[BLIND].capabilities == {"cover", "tilt"}
@@ -262,12 +241,12 @@ def test_the_importer_offers_tilt_and_oscillation_as_exposed(home: Home) -> None
     [["off", "horizontal", "vertical", "both"], ["on"], ["off", "on", "auto"]],
 )
 def test_only_a_plain_on_off_swing_is_oscillation(swing: list[str]) -> None:
-    [entity] = entities(_device("0x0000000000000c01", "空调", "AC", "AC", _climate(swing)))
+    [entity] = entities(bridge_device("0x0000000000000c01", "空调", "AC", "AC", _climate(swing)))
     assert "oscillation" not in entity.capabilities()
 
 
 def test_a_swing_mode_on_anything_but_a_fan_or_climate_is_not_oscillation() -> None:
-    device = _device(
+    device = bridge_device(
         "0x0000000000000c02",
         "灯",
         "L",
@@ -312,7 +291,7 @@ def test_each_command_is_one_set_zigbee2mqtt_takes(
     assert result.outcome == "executed", result.reply
     assert _sets(fake) == [(f"zigbee2mqtt/{topic}/set", payload)]
     attribute, value = reads
-    _eventually(lambda: hub.read(device).get(attribute) == value)
+    eventually(lambda: hub.read(device).get(attribute) == value)
 
 
 @pytest.mark.parametrize(
@@ -338,7 +317,7 @@ def test_stopping_the_swing(
     assert result.outcome == "executed", result.reply
     assert _sets(fake) == [(f"zigbee2mqtt/{topic}/set", payload)]
     device = FAN if topic == "客厅/风扇" else AC
-    _eventually(lambda: hub.read(device).get("oscillating") is False)
+    eventually(lambda: hub.read(device).get("oscillating") is False)
 
 
 @pytest.mark.xfail(reason="grammar: 把<device>(的)摇头打开 is not parsed yet (fails closed)")
@@ -394,7 +373,7 @@ def test_tilting_a_garage_door_open_waits_for_confirmation(
     result = turns.turn("确认", "s1")
     assert result.outcome == "executed", result.reply
     assert _sets(fake) == [("zigbee2mqtt/车库/车库门/set", {"tilt": 30})]
-    _eventually(lambda: hub.read(GARAGE).get("tilt") == 30)
+    eventually(lambda: hub.read(GARAGE).get("tilt") == 30)
 
 
 @pytest.mark.parametrize(
@@ -435,7 +414,7 @@ def _covers(draw: st.DrawFn) -> dict[str, Any]:
     expose = _cover(*draw(st.lists(st.sampled_from(["position", "tilt"]), unique=True)))
     for feature in expose["features"]:
         feature["access"] = draw(_ACCESS)
-    return _device("0x0000000000000d01", "窗", "C", "cover", expose)
+    return bridge_device("0x0000000000000d01", "窗", "C", "cover", expose)
 
 
 @st.composite
@@ -459,7 +438,7 @@ def _swingers(draw: st.DrawFn) -> dict[str, Any]:
     exposes = [main]
     if draw(st.booleans()):
         exposes.append(_binary("swing_mode", "swing_mode", draw(_ACCESS)))
-    return _device("0x0000000000000d02", "扇", "F", "fan", *exposes)
+    return bridge_device("0x0000000000000d02", "扇", "F", "fan", *exposes)
 
 
 def _expected(command: str, params: dict[str, Any]) -> tuple[str, Any] | None:
@@ -528,12 +507,12 @@ def test_every_command_offered_is_sent_and_read_back_as_asked(
 def test_a_cover_that_is_a_gate_is_a_garage_door(
     name: str, description: str, features: tuple[str, ...]
 ) -> None:
-    device = _device("0x0000000000000e01", name, "M", description, _cover(*features))
+    device = bridge_device("0x0000000000000e01", name, "M", description, _cover(*features))
     rooms = {"rooms": [{"id": "yard", "name": "院子"}], "default_room": "yard"}
     [built] = build_home([device], rooms, name="家")["devices"]
     assert built["type"] == "GarageDoor"
     blinds = build_home(
-        [_device("0x0000000000000e02", "卧室/百叶窗", "M", "Blind", _cover(*features))],
+        [bridge_device("0x0000000000000e02", "卧室/百叶窗", "M", "Blind", _cover(*features))],
         rooms,
         name="家",
     )
