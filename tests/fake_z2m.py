@@ -13,12 +13,39 @@ from __future__ import annotations
 import json
 import socket
 import threading
-from collections.abc import Mapping
+import time
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import paho.mqtt.client as mqtt
 
 _STATE_WORDS = {"ON", "OFF", "TOGGLE", "OPEN", "CLOSE", "STOP", "LOCK", "UNLOCK"}
+
+
+def bridge_device(
+    ieee: str, name: str, model: str, description: str, *exposes: Any
+) -> dict[str, Any]:
+    """One entry of `bridge/devices`: a supported router with these exposes."""
+    return {
+        "ieee_address": ieee,
+        "type": "Router",
+        "friendly_name": name,
+        "supported": True,
+        "definition": {
+            "model": model,
+            "vendor": "test",
+            "description": description,
+            "exposes": list(exposes),
+        },
+    }
+
+
+def eventually(check: Callable[[], bool], timeout: float = 2.0) -> None:
+    """Wait until `check()` holds: a state message arrives after the echo that confirmed it."""
+    deadline = time.monotonic() + timeout
+    while not check():
+        assert time.monotonic() < deadline, "the state never arrived"
+        time.sleep(0.01)
 
 
 class FakeZ2m:
@@ -128,7 +155,7 @@ class FakeZ2m:
             state = self.states[name]
             if verb == "set":
                 for key, value in payload.items():
-                    _apply(state, key, value)
+                    apply_set(state, key, value)
             state = dict(state)
         client_publish = self.client.publish
         client_publish(f"{self.base}/{name}", json.dumps(state, ensure_ascii=False), qos=1)
@@ -138,20 +165,22 @@ def _no_delay(client: mqtt.Client, userdata: Any, sock: Any) -> None:
     sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
 
 
-def _apply(state: dict[str, Any], key: str, value: Any) -> None:
+def apply_set(state: dict[str, Any], key: str, value: Any) -> None:
     """One property of a /set, as the device would take it."""
     if isinstance(value, str) and value.upper() in _STATE_WORDS:
         word = value.upper()
         if word == "TOGGLE":
-            word = "OFF" if state.get(key) == "ON" else "ON"
+            value = word = "OFF" if state.get(key) == "ON" else "ON"
         if word in ("OPEN", "CLOSE"):
             state["position"] = 100 if word == "OPEN" else 0
         if word == "STOP":
             return
         if word in ("LOCK", "UNLOCK"):
             state["lock_state"] = "locked" if word == "LOCK" else "unlocked"
-        state[key] = word
+        # Reported as it was sent: a climate's `swing_mode` stays "on", a switch's "ON".
+        state[key] = value
     else:
         state[key] = value
+        # A cover's `state` follows its position; turning the slats (`tilt`) leaves it be.
         if key == "position":
             state["state"] = "OPEN" if value > 0 else "CLOSE"

@@ -19,15 +19,21 @@ Decisions the protocol leaves open:
 - **Which properties.** `bridge/devices` says which properties a device has (`state` or
   `fan_state`, `occupied_heating_setpoint` or `current_heating_setpoint`, `state_l1` on a
   two-gang switch ...). A device zigbee2mqtt has not described falls back to the usual names
-  (`state`, `brightness` 0–254, `color_temp`, `position`, `occupied_heating_setpoint`,
+  (`state`, `brightness` 0–254, `color_temp`, `position`, `tilt`, `occupied_heating_setpoint`,
   `system_mode`, `fan_mode`) for the capabilities the home gives it.
 - **How our commands map.** `state` ON/OFF (`fan_state` on a fan, `state_<endpoint>` on one
   endpoint of several); `brightness` 0–254 (the expose's value_max) ↔ our 0–100; `color_temp`
-  in mired ↔ our kelvin, clamped to the expose's range; covers `state` OPEN/CLOSE/STOP and
-  `position`; locks `state` LOCK/UNLOCK, read from `lock_state` when the lock reports it
-  (`not_fully_locked` is not locked); climate `occupied_heating_setpoint` or
+  in mired ↔ our kelvin, clamped to the expose's range; covers `state` OPEN/CLOSE/STOP,
+  `position` and `tilt` (0–100, as ours; a cover that exposes tilt and no position is offered
+  tilt only); oscillation is a climate expose's `swing_mode` when its values are just on and
+  off, or a top-level binary `swing_mode` of a fan or climate device (zigbee2mqtt's fan expose
+  has none of its own, so a device it has not described is never sent one); locks `state`
+  LOCK/UNLOCK, read from `lock_state` when the lock reports it (`not_fully_locked` is not
+  locked); climate `occupied_heating_setpoint` or
   `current_heating_setpoint` (whichever it has; a cooling-only device's
   `occupied_cooling_setpoint`), `system_mode` (our `fan` is its `fan_only`) and `fan_mode`.
+  Presets are a fan's `fan_mode` values that are not speeds, or a climate's `preset` values
+  (a radiator valve's manual, schedule, eco ...) but for off and on.
   A climate device without a power switch is turned off with `system_mode: off` and on with
   the first of auto, cool, heat, dry, fan_only it offers. zigbee2mqtt exposes a water or gas
   valve as a plain `switch`; a switch whose definition says "valve" is our `valve` (ON is open),
@@ -58,7 +64,7 @@ import time
 import uuid
 from collections import deque
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
@@ -82,9 +88,13 @@ _MODES_IN = MappingProxyType({z: ours for ours, z in _MODES_OUT.items()})
 _ON_MODES = ("auto", "cool", "heat", "dry", "fan_only")
 _FAN_SPEEDS = ("low", "medium", "high", "auto")
 # A fan's modes that are not speeds (smart, sleep, nature …) are its presets (issue 20).
-_NOT_PRESETS = frozenset({"off", "on", *_FAN_SPEEDS})
+_POWER_WORDS = frozenset({"off", "on"})
+_NOT_PRESETS = frozenset({*_POWER_WORDS, *_FAN_SPEEDS})
 # Top-level numerics that set a humidifier's target humidity.
 _HUMIDITY_SETPOINTS = frozenset({"target_humidity", "humidity_setting", "humidity_target"})
+# Only fans and climate devices sway: a climate expose's `swing_mode` on/off, or a top-level
+# binary `swing_mode` (Sinope HP6000ZB); zigbee2mqtt's fan expose itself has no oscillation.
+_SWAYS = frozenset({"fan", "climate"})
 
 
 @dataclass(frozen=True)
@@ -132,8 +142,9 @@ class Z2mEntity:
     kind: str
     """light, switch, valve, fan, cover, lock, climate or sensor."""
     features: Mapping[str, Feature] = field(default_factory=dict)
-    """By role: switch, brightness, color_temp, cover, position, lock, lock_state, setpoint,
-    system_mode, fan_mode, temperature, humidity, illuminance."""
+    """By role: switch, brightness, color_temp, color, cover, position, tilt, lock, lock_state,
+    setpoint, system_mode, fan_mode, oscillation, target_humidity, temperature, humidity,
+    illuminance."""
     description: str = ""
     """The definition's description ("Mi power plug ZigBee")."""
 
@@ -169,26 +180,38 @@ class Z2mEntity:
             caps.append("hvac_mode")
         if settable("fan_mode") and {"low", "medium", "high"} <= set(f["fan_mode"].values):
             caps.append("fan_speed")
-        if settable("cover") or settable("position"):
+        # A tilt-only cover (venetian blinds) cannot go to a position: it is offered tilt only.
+        if settable("position") or (settable("cover") and not settable("tilt")):
             caps.append("cover")
         if settable("lock"):
             caps.append("lock")
+        if settable("oscillation") and self.kind in _SWAYS:
+            caps.append("oscillation")
         if self.presets():
             caps.append("preset")
         if settable("target_humidity"):
             caps.append("target_humidity")
+        if settable("tilt"):
+            caps.append("tilt")
         for role in ("temperature", "humidity", "illuminance"):
             if role in f and f[role].published:
                 caps.append(f"{role}_sensor")
         # A valve is never also a plain switch: `valve` alone carries its risk rule.
         return [c for c in caps if not (c == "onoff" and "valve" in caps)]
 
+    @property
+    def preset_role(self) -> str:
+        """The feature its presets are values of: a fan's `fan_mode`, a climate's `preset`."""
+        return "preset" if self.kind == "climate" else "fan_mode"
+
     def presets(self) -> list[str]:
-        """A fan's modes that are not speeds, as its presets."""
-        mode = self.features.get("fan_mode")
-        if self.kind != "fan" or mode is None or not mode.settable:
+        """A fan's modes that are not speeds, or a climate device's presets (a radiator
+        valve's manual, schedule, eco, boost ...) that are not its power."""
+        mode = self.features.get(self.preset_role)
+        if self.kind not in ("fan", "climate") or mode is None or not mode.settable:
             return []
-        return [v for v in mode.values if v not in _NOT_PRESETS]
+        skip = _NOT_PRESETS if self.kind == "fan" else _POWER_WORDS
+        return [v for v in mode.values if v not in skip]
 
     def limits(self) -> dict[str, dict[str, float]]:
         """Our limits from the exposes' value_min/value_max (colour temperature in kelvin)."""
@@ -258,6 +281,13 @@ def entities(device: Mapping[str, Any]) -> list[Z2mEntity]:
         ):
             roles.setdefault(endpoint, {})["target_humidity"] = feature
         elif (
+            kind == "binary"
+            and expose.get("name") == "swing_mode"
+            and (feature := _feature(expose)) is not None
+            and None not in (feature.value_on, feature.value_off)
+        ):
+            roles.setdefault(endpoint, {})["oscillation"] = feature
+        elif (
             kind == "numeric"
             and (role := _sensor_role(expose)) is not None
             and (feature := _feature(expose)) is not None
@@ -297,8 +327,8 @@ def _specific_roles(kind: str, features: object) -> dict[str, Feature]:
                 found["fan_mode"] = feature
             case "cover", "state":
                 found["cover"] = feature
-            case "cover", "position":
-                found["position"] = feature
+            case "cover", ("position" | "tilt"):
+                found[str(name)] = feature
             case "lock", "state":
                 found["lock"] = feature
             case "lock", "lock_state":
@@ -308,12 +338,20 @@ def _specific_roles(kind: str, features: object) -> dict[str, Feature]:
             case "climate", "occupied_cooling_setpoint":
                 # Only a cooling-only device is driven by its cooling set point.
                 found.setdefault("cooling", feature)
-            case "climate", "system_mode":
-                found["system_mode"] = feature
+            case "climate", ("system_mode" | "preset"):
+                found[str(name)] = feature
             case "climate", ("fan_mode" | "mode") if raw.get("property", "").startswith("fan_mode"):
                 found["fan_mode"] = feature
             case "climate", "local_temperature":
                 found["temperature"] = feature
+            case "climate", "swing_mode":
+                # An enum; only one that is plainly on or off is an oscillation switch (not
+                # "horizontal"/"vertical"/"both"), with its own spelling of the two words.
+                words = {v.lower(): v for v in feature.values}
+                if set(words) == {"on", "off"}:
+                    found["oscillation"] = replace(
+                        feature, value_on=words["on"], value_off=words["off"]
+                    )
     cooling = found.pop("cooling", None)
     if cooling is not None:
         found.setdefault("setpoint", cooling)
@@ -371,6 +409,8 @@ def fallback_entity(device: Device, friendly_name: str) -> Z2mEntity:
     if "cover" in caps:
         f["cover"] = Feature("state", rw, "OPEN", "CLOSE")
         f["position"] = Feature("position", rw, low=0, high=100)
+    if "tilt" in caps:
+        f["tilt"] = Feature("tilt", rw, low=0, high=100)
     if "lock" in caps:
         f["lock"] = Feature("state", rw, "LOCK", "UNLOCK")
     for role in ("temperature", "humidity", "illuminance"):
@@ -482,10 +522,11 @@ def set_payload(entity: Z2mEntity, command: str, params: Mapping[str, Any]) -> _
                 raise _Refused("system_mode")
             return exact(feature, value)
         case "set_fan_speed" | "set_preset":
-            feature = need("fan_mode")
-            mode = params["speed" if command == "set_fan_speed" else "preset"]
+            speed = command == "set_fan_speed"
+            feature = need("fan_mode" if speed else entity.preset_role)
+            mode = params["speed" if speed else "preset"]
             if mode not in feature.values:
-                raise _Refused("fan_mode")
+                raise _Refused(feature.key)
             return exact(feature, mode)
         case "set_color":
             color = need("color")
@@ -496,11 +537,22 @@ def set_payload(entity: Z2mEntity, command: str, params: Mapping[str, Any]) -> _
         case "open" | "close" | "stop" | "set_position":
             # Covers report movement and position as they go: any report confirms the command.
             cover, position = f.get("cover"), f.get("position")
-            if command == "set_position" or (command != "stop" and "cover" not in f):
+            # Opened and closed by its state word, else (a state it only reports) by position.
+            worded = cover is not None and cover.settable
+            if command == "set_position" or (command != "stop" and not worded):
                 goal = {"open": 100, "close": 0}.get(command, params.get("value"))
                 return any_of({need("position").key: goal}, cover, position)
             word = {"open": "OPEN", "close": "CLOSE", "stop": "STOP"}[command]
             return any_of({need("cover").key: word}, cover, position)
+        case "set_tilt":
+            # As a position: the cover reports its tilt as it turns, so any report confirms.
+            tilt = need("tilt")
+            return any_of({tilt.key: int(params["value"])}, tilt)
+        case "oscillate_on" | "oscillate_off":
+            feature = need("oscillation")
+            return exact(
+                feature, feature.value_on if command == "oscillate_on" else feature.value_off
+            )
         case "lock" | "unlock":
             feature = need("lock")
             locking = command == "lock"
@@ -537,13 +589,21 @@ def our_state(
         feature = f.get(role)
         return None if feature is None else raw.get(feature.key)
 
-    switch = f.get("switch")
+    def flag(role: str) -> bool | None:
+        """A binary's state as a bool; None when it is neither its on nor its off value."""
+        feature, v = f.get(role), value(role)
+        if feature is None or v is None:
+            return None
+        if _same(v, feature.value_on) or _same(v, feature.value_off):
+            return _same(v, feature.value_on)
+        return None
+
+    v: Any  # one attribute's raw value, or its number, in turn
     if caps & {"onoff", "valve"}:
         key = "open" if "valve" in caps else "on"
-        if switch is not None and (v := value("switch")) is not None:
-            if _same(v, switch.value_on) or _same(v, switch.value_off):
-                out[key] = _same(v, switch.value_on)
-        elif switch is None and isinstance(mode := value("system_mode"), str):
+        if "switch" in f and (on := flag("switch")) is not None:
+            out[key] = on
+        elif "switch" not in f and isinstance(mode := value("system_mode"), str):
             out[key] = mode != "off"
     if "brightness" in caps and (v := _number(value("brightness"))) is not None:
         high = f["brightness"].high or 254
@@ -556,7 +616,7 @@ def our_state(
         out["mode"] = _MODES_IN[v]
     if "fan_speed" in caps and (v := value("fan_mode")) in _FAN_SPEEDS:
         out["fan_speed"] = v
-    if "preset" in caps and (v := value("fan_mode")) in entity.presets():
+    if "preset" in caps and (v := value(entity.preset_role)) in entity.presets():
         out["preset"] = v
     if "color" in caps and isinstance(v := value("color"), Mapping):
         hue, saturation = _number(v.get("hue")), _number(v.get("saturation"))
@@ -564,6 +624,10 @@ def our_state(
             out["color"] = {"hue": round(hue) % 360, "saturation": round(saturation)}
     if "target_humidity" in caps and (v := _number(value("target_humidity"))) is not None:
         out["target_humidity"] = round(v)
+    if "oscillation" in caps and (swaying := flag("oscillation")) is not None:
+        out["oscillating"] = swaying
+    if "tilt" in caps and (v := _number(value("tilt"))) is not None:
+        out["tilt"] = max(0, min(100, round(v)))
     if "cover" in caps:
         if (v := _number(value("position"))) is not None:
             out["position"] = max(0, min(100, round(v)))

@@ -29,6 +29,13 @@ file says that. Its format (JSON; every key optional except as noted):
   `z2m_<ieee>[_<endpoint>]`, which the zigbee2mqtt hub recognises, so renaming a device in
   zigbee2mqtt does not break the home.
 
+A device's capabilities are what its exposes offer, read as the zigbee2mqtt hub reads them
+(`jiayu.executor.hubs.zigbee2mqtt`): a cover's `position` and `tilt` (a tilt-only cover gets
+`tilt` alone), a climate's `swing_mode` on/off or a top-level binary `swing_mode` as
+oscillation, a fan's non-speed modes and a climate's `preset` values as its presets. Its type is
+guessed from the same exposes; a cover or relay whose name or description says garage door or
+gate is a GarageDoor, so opening it wholly or partly (position or tilt) waits for 确认.
+
 The coordinator, unsupported devices and devices with nothing we can control or read (remotes,
 buttons) are skipped; the command says which on stderr, and which mapping entries matched no
 device. The result always passes `jiayu.home.parse_home`; an invalid one raises
