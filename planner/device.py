@@ -19,8 +19,18 @@ from jiayu.home import Device
 from jiayu.ir import Clause, Command, Value
 from jiayu.text import shown
 
-# One step of a relative change without a number (CONTRACTS: what the words mean).
-STEPS = {"brightness": 10, "volume": 10, "position": 10, "target_temperature": 1, "color_temp": 500}
+# One step of a relative change without a number (CONTRACTS: what the words mean). The
+# contract names no step for tilt or a humidity set point; like the other percentages
+# (brightness, volume, position) they move 10 — by 1 (the fallback) no one would notice.
+STEPS = {
+    "brightness": 10,
+    "volume": 10,
+    "position": 10,
+    "tilt": 10,
+    "target_humidity": 10,
+    "target_temperature": 1,
+    "color_temp": 500,
+}
 SPEEDS = ("low", "medium", "high")
 COLOURS = frozenset({"warm", "cool", "natural"})
 """Named light colours: warm and cool are the light's own limits, natural a fixed kelvin."""

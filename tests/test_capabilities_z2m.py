@@ -239,9 +239,9 @@ def test_opening_a_relay_that_opens_something_waits_for_confirmation(
         (
             "加湿器湿度调高一点",
             "卧室/加湿器",
-            {"target_humidity": 51.0},
+            {"target_humidity": 60.0},
             HUMIDIFIER,
-            ("target_humidity", 51),
+            ("target_humidity", 60),
         ),
     ],
 )
