@@ -238,6 +238,8 @@ def _check_frame(data: dict[str, Any], report: Callable[[tuple[str, ...], str], 
 _owned: dict[str, tuple[int, int]] = {}
 """The state files this process owns, by real path: the locked fd and how many stores use it."""
 _owned_lock = threading.Lock()
+_released: list[str] = []
+"""Stores gone whose share of a lock is still to be given back (see `_release`)."""
 
 
 def own_state_file(path: Path, owner: object) -> None:
@@ -250,8 +252,10 @@ def own_state_file(path: Path, owner: object) -> None:
     lock — a store made again on the same file in one process is that process restarting it."""
     key = os.path.realpath(path)  # one lock however the file is named (a link, a ./ path)
     with _owned_lock:
+        _give_back()
         fd, users = _owned.get(key) or (_lock(path, Path(key + ".lock")), 0)
         _owned[key] = (fd, users + 1)
+    _settle()
     weakref.finalize(owner, _release, key)
 
 
@@ -275,7 +279,27 @@ def _lock(path: Path, lock_path: Path) -> int:
 
 
 def _release(key: str) -> None:
-    with _owned_lock:
+    # A finalizer: the garbage collector may run it at any allocation, also in the thread
+    # that holds _owned_lock inside own_state_file (waiting for the lock there deadlocked the
+    # test suite). So it only queues the key, and gives it back at once if the lock is free;
+    # else whoever holds the lock gives it back before letting go (`_settle`).
+    _released.append(key)
+    _settle()
+
+
+def _settle() -> None:
+    """Give back every queued share of a lock, unless another holder of _owned_lock will."""
+    while _released and _owned_lock.acquire(blocking=False):
+        try:
+            _give_back()
+        finally:
+            _owned_lock.release()
+
+
+def _give_back() -> None:
+    """Under _owned_lock: drop the queued shares; the last one closes the locked fd."""
+    while _released:
+        key = _released.pop()
         fd, users = _owned.pop(key)
         if users > 1:
             _owned[key] = (fd, users - 1)

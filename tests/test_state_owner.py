@@ -4,9 +4,11 @@ second engine in another process refuses to start, naming the file, and nothing 
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import textwrap
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -105,3 +107,29 @@ def test_a_link_to_the_file_is_the_same_file(
     with pytest.raises(StateFileError) as refused:
         Engine(load_home(demo_home_path()), schedules_path=other / "mine.json")
     assert str(refused.value).startswith(f"{other / 'mine.json'}: ")
+
+
+def test_an_owner_collected_while_the_owners_lock_is_held_does_not_hang(tmp_path: Path) -> None:
+    # The garbage collector runs a store's finalizer at any allocation, also in the thread
+    # that is inside own_state_file holding the owners' lock (this hung the whole suite).
+    from jiayu import preferences
+
+    class Owner:
+        pass
+
+    path = tmp_path / "preferences.json"
+    owner: Owner | None = Owner()
+    preferences.own_state_file(path, owner)
+
+    def drop_it_under_the_lock() -> None:
+        nonlocal owner
+        with preferences._owned_lock:
+            owner = None  # the last reference: its finalizer runs here and now
+
+    worker = threading.Thread(target=drop_it_under_the_lock, daemon=True)
+    worker.start()
+    worker.join(5)
+    assert not worker.is_alive(), "releasing a state file deadlocked"
+    preferences._settle()
+    assert os.path.realpath(path) not in preferences._owned  # given back once the lock was free
+    preferences.own_state_file(path, Owner())  # and the file can be owned again
