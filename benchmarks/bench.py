@@ -269,6 +269,13 @@ def peer_rows(
         Row("unseen: hassil match", "us", unseen["hassil"], {}, "each timed once per process"),
         Row("unseen: jiayu whole turn", "us", unseen["jiayu"], {}, "each timed once per process"),
     ]
+    # Where a first turn's time goes (the stages Result.timings has; resolve and send only
+    # for turns that resolved or sent).
+    rows += [
+        Row(f"  unseen: {name}", "us", values, {}, "Result.timings of those turns")
+        for name, values in unseen.items()
+        if name.startswith("jiayu ")
+    ]
     for row in rows:
         row.section = section
     t, o, tu, ou = rows[0], rows[1], rows[4], rows[5]

@@ -8,7 +8,9 @@ one half and times every sentence of the other half exactly once.
     python benchmarks/unseen.py --child jiayu|hassil HOME SPLIT_JSON    (what the parent runs)
 
 SPLIT_JSON holds {"warm": [...], "timed": [...]}; the child prints {"us": [...]}, one
-timing per timed sentence. The hassil child imports no part of jiayu.
+timing per timed sentence, and for jiayu {"stages": {stage: [...]}} too, µs per stage of
+those same turns as `Result.timings` has them (where a first turn's time goes). The hassil
+child imports no part of jiayu.
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ WARM_ROUNDS = 2
 def child(side: str, home_path: str, split_path: str) -> dict[str, Any]:
     split = json.loads(Path(split_path).read_text("utf-8"))
     call: Callable[[str], Any]
+    stages: dict[str, list[float]] = {}
     if side == "hassil":
         import hassil_compare
 
@@ -56,17 +59,21 @@ def child(side: str, home_path: str, split_path: str) -> dict[str, Any]:
     out: list[float] = []
     for text in split["timed"]:
         t0 = time.perf_counter_ns()
-        call(text)
+        result = call(text)
         out.append((time.perf_counter_ns() - t0) / 1000)
-    return {"us": out}
+        for stage, seconds in getattr(result, "timings", {}).items():
+            stages.setdefault(stage, []).append(1e6 * seconds)
+    return {"us": out, "stages": stages}
 
 
 def measure(home: Path, sentences: list[str], repeats: int) -> dict[str, list[float]]:
-    """µs per unseen sentence for each side: `repeats` shuffles, each split both ways, so
-    every sentence is timed `repeats` times per side, never twice in one process."""
+    """µs per unseen sentence for each side ("jiayu", "hassil"), and jiayu's per stage
+    ("jiayu compile", ...): `repeats` shuffles, each split both ways, so every sentence is
+    timed `repeats` times per side, never twice in one process."""
     import coldstart
 
     out: dict[str, list[float]] = {"jiayu": [], "hassil": []}
+    stages: dict[str, list[float]] = {}
     with tempfile.TemporaryDirectory(prefix="jiayu-unseen-") as folder:
         for rep in range(repeats):
             order = list(sentences)
@@ -79,7 +86,9 @@ def measure(home: Path, sentences: list[str], repeats: int) -> dict[str, list[fl
                     argv = [str(HERE / "unseen.py"), "--child", side, str(home), str(path)]
                     _, report = coldstart.spawn(argv)
                     out[side] += report["us"]
-    return out
+                    for stage, values in report.get("stages", {}).items():
+                        stages.setdefault(f"jiayu {stage}", []).extend(values)
+    return {**out, **stages}
 
 
 if __name__ == "__main__":
