@@ -403,6 +403,7 @@ _VERBS = frozenset(
         "ADJ",
         "EXTREME",
         "MEDIA",
+        "FEATURE",
         "QVERB",
         "QWORD",
         "QSTATE",
