@@ -214,7 +214,57 @@ class Lexicon:
         path, unknown = self._segment(text, numbers, use_pinyin=False)
         if unknown:
             path, _ = self._segment(text, numbers, use_pinyin=True)
-        return _tokens(text, path)
+        return _word_roles(self._names_across_de(text, _tokens(text, path)))
+
+    def _names_across_de(self, text: str, tokens: list[Token]) -> list[Token]:
+        """A device's name said with 的 inside is that name (CONTRACTS: a mention equal to a
+        name ignoring 的): 插排的插座2 is the device 插排插座2, and 插排的灯 the device 插排灯,
+        not the device 插排 (a type word) with a value 2. The segmenter cannot see such a name,
+        as 的 splits the word. Only name words, type words, numbers and places around 的 are
+        joined, never across a verb: 把插排的灯调到2 keeps its value."""
+        if "DE" not in {t.kind for t in tokens}:
+            return tokens  # most utterances: no 的, so nothing split a name
+        out: list[Token] = []
+        i = 0
+        while i < len(tokens):
+            found = self._name_across_de_at(tokens, i)
+            if found is None:
+                out.append(tokens[i])
+                i += 1
+                continue
+            k, entry = found
+            start, end = tokens[i].start, tokens[k].start + len(tokens[k].said)
+            out.append(
+                Token("NAME", entry.canonical, text[start:end], start, entry.match, entry.value)
+            )
+            i = k + 1
+        return out
+
+    def _name_across_de_at(self, tokens: list[Token], i: int) -> tuple[int, Entry] | None:
+        """The longest name said from token i on with 的 inside: (its last token, the
+        name's entry). A place begins none: 客厅的灯和空调 is the room's (resolver)."""
+        if tokens[i].kind not in _NAME_START:
+            return None
+        found = None
+        keys = [""]  # the words so far without 的, each way of writing their numbers
+        de = False
+        for k in range(i, len(tokens)):
+            t = tokens[k]
+            if t.kind not in _NAME_PARTS:
+                break
+            if t.kind == "DE":
+                de = True
+                continue
+            if t.kind == "NUM":
+                keys = [key + form for key in keys for form in _number_forms(t)]
+            else:
+                keys = [key + t.said for key in keys]
+            if de:
+                for key in keys:
+                    entry = self.entries.get(key)
+                    if entry is not None and entry.kind == "NAME":
+                        found = k, entry
+        return found
 
     def _segment(
         self, text: str, numbers: dict[int, list[tuple[int, Any]]], *, use_pinyin: bool
@@ -364,7 +414,21 @@ def _tokens(text: str, path: list[tuple[int, int, Any, MatchKind]]) -> list[Toke
             tokens.append(Token("NUM", said, said, start, "exact", what))
     if unknown_from >= 0:
         tokens.append(_unknown(text, unknown_from, len(text)))
-    return _word_roles(tokens)
+    return tokens
+
+
+# The words a name said with 的 inside is made of (Lexicon._names_across_de), and those it
+# may begin with.
+_NAME_PARTS = frozenset({"NAME", "TYPE", "ROOM", "NUM", "DE"})
+_NAME_START = frozenset({"NAME", "TYPE", "NUM"})
+
+
+def _number_forms(token: Token) -> tuple[str, ...]:
+    """How a name may write a number said: as said (插座二), and in digits (插座2)."""
+    value = token.value
+    if isinstance(value, float) and value.is_integer() and str(int(value)) != token.said:
+        return token.said, str(int(value))
+    return (token.said,)
 
 
 def _word_roles(tokens: list[Token]) -> list[Token]:
