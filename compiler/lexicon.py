@@ -180,6 +180,17 @@ class Lexicon:
         words.update(self.entries)
         self._words = words
         self._max_len = max(map(len, self.entries))
+        # The two characters either side of each place a name could be split by 的 (插排|插座2
+        # gives 排插): a 的 between two others splits no name (Lexicon._names_across_de). Not
+        # after a place's whole name: 客厅的灯 is read by the resolver, as a place and a noun.
+        entries = self.entries
+        self._splits = frozenset(
+            key[j - 1 : j + 1]
+            for key, entry in entries.items()
+            if entry.kind == "NAME"
+            for j in range(1, len(key))
+            if getattr(entries.get(key[:j]), "kind", None) not in _PLACES
+        )
         self._pinyin: tuple[dict[str, tuple[Entry, ...]], frozenset[str]] | None = None
 
     def pinyin_index(self) -> dict[str, tuple[Entry, ...]]:
@@ -222,49 +233,51 @@ class Lexicon:
         not the device 插排 (a type word) with a value 2. The segmenter cannot see such a name,
         as 的 splits the word. Only name words, type words, numbers and places around 的 are
         joined, never across a verb: 把插排的灯调到2 keeps its value."""
-        if "DE" not in {t.kind for t in tokens}:
+        de = _DE_WORD.search(text)
+        if de is None:
             return tokens  # most utterances: no 的, so nothing split a name
-        out: list[Token] = []
-        i = 0
-        while i < len(tokens):
-            found = self._name_across_de_at(tokens, i)
-            if found is None:
-                out.append(tokens[i])
-                i += 1
-                continue
-            k, entry = found
-            start, end = tokens[i].start, tokens[k].start + len(tokens[k].said)
-            out.append(
-                Token("NAME", entry.canonical, text[start:end], start, entry.match, entry.value)
-            )
-            i = k + 1
-        return out
-
-    def _name_across_de_at(self, tokens: list[Token], i: int) -> tuple[int, Entry] | None:
-        """The longest name said from token i on with 的 inside: (its last token, the
-        name's entry). A place begins none: 客厅的灯和空调 is the room's (resolver)."""
-        if tokens[i].kind not in _NAME_START:
-            return None
-        found = None
-        keys = [""]  # the words so far without 的, each way of writing their numbers
-        de = False
-        for k in range(i, len(tokens)):
-            t = tokens[k]
-            if t.kind not in _NAME_PARTS:
+        splits, n = self._splits, len(text)
+        while de is not None:
+            before, after = de.start() - 1, de.end()
+            if before >= 0 and after < n and text[before] + text[after] in splits:
                 break
-            if t.kind == "DE":
-                de = True
+            de = _DE_WORD.search(text, after)
+        else:
+            return tokens  # no 的 stands where a name could be split
+        parts = _NAME_PARTS
+        for d in range(1, len(tokens) - 1):  # a 的 first or last splits nothing
+            if (
+                tokens[d].kind == "DE"
+                and tokens[d + 1].kind in parts
+                and tokens[d - 1].kind in parts
+                and (joined := self._name_across(tokens, d)) is not None
+            ):
+                i, k, entry = joined
+                start, end = tokens[i].start, tokens[k].start + len(tokens[k].said)
+                said = text[start:end]
+                name = Token("NAME", entry.canonical, said, start, entry.match, entry.value)
+                # Rarely another name is split further on: look again in the joined words.
+                return self._names_across_de(text, [*tokens[:i], name, *tokens[k + 1 :]])
+        return tokens
+
+    def _name_across(self, tokens: list[Token], d: int) -> tuple[int, int, Entry] | None:
+        """The longest name said across the 的 at `d`: (its first token, its last, the name's
+        entry). A place begins none: 客厅的灯和空调 is the room's (the resolver reads it)."""
+        left = d
+        while left > 0 and tokens[left - 1].kind in _NAME_PARTS:
+            left -= 1
+        right = d
+        while right + 1 < len(tokens) and tokens[right + 1].kind in _NAME_PARTS:
+            right += 1
+        for i in range(left, d):
+            if tokens[i].kind not in _NAME_START:
                 continue
-            if t.kind == "NUM":
-                keys = [key + form for key in keys for form in _number_forms(t)]
-            else:
-                keys = [key + t.said for key in keys]
-            if de:
-                for key in keys:
+            for k in range(right, d, -1):
+                for key in _spellings(tokens[i : k + 1]):
                     entry = self.entries.get(key)
                     if entry is not None and entry.kind == "NAME":
-                        found = k, entry
-        return found
+                        return i, k, entry
+        return None
 
     def _segment(
         self, text: str, numbers: dict[int, list[tuple[int, Any]]], *, use_pinyin: bool
@@ -421,6 +434,20 @@ def _tokens(text: str, path: list[tuple[int, int, Any, MatchKind]]) -> list[Toke
 # may begin with.
 _NAME_PARTS = frozenset({"NAME", "TYPE", "ROOM", "NUM", "DE"})
 _NAME_START = frozenset({"NAME", "TYPE", "NUM"})
+_PLACES = frozenset({"ROOM", "FLOOR", "GROUP"})
+# The 的 words (DE), longest first, as the segmenter takes them.
+_DE_WORD = re.compile("|".join(sorted(TABLES["DE"], key=len, reverse=True)))
+
+
+def _spellings(words: list[Token]) -> list[str]:
+    """The ways a name may spell these words without 的: each number as said, or in digits."""
+    keys = [""]
+    for t in words:
+        if t.kind == "NUM":
+            keys = [key + form for key in keys for form in _number_forms(t)]
+        elif t.kind != "DE":
+            keys = [key + t.said for key in keys]
+    return keys
 
 
 def _number_forms(token: Token) -> tuple[str, ...]:
