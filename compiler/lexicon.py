@@ -225,7 +225,10 @@ class Lexicon:
         path, unknown = self._segment(text, numbers, use_pinyin=False)
         if unknown:
             path, _ = self._segment(text, numbers, use_pinyin=True)
-        return _word_roles(self._names_across_de(text, _tokens(text, path)))
+        tokens = _tokens(text, path)
+        if "的" in text or "里" in text or "嘅" in text:  # every 的 word has one (_DE_WORD)
+            tokens = self._names_across_de(text, tokens)  # most utterances have none
+        return _word_roles(tokens)
 
     def _names_across_de(self, text: str, tokens: list[Token]) -> list[Token]:
         """A device's name said with 的 inside is that name (CONTRACTS: a mention equal to a
@@ -234,8 +237,6 @@ class Lexicon:
         as 的 splits the word. Only name words, type words, numbers and places around 的 are
         joined, never across a verb: 把插排的灯调到2 keeps its value."""
         de = _DE_WORD.search(text)
-        if de is None:
-            return tokens  # most utterances: no 的, so nothing split a name
         splits, n = self._splits, len(text)
         while de is not None:
             before, after = de.start() - 1, de.end()

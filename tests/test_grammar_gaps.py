@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from jiayu.engine import Engine
 from jiayu.executor.hubs import SimulatedHub
+from jiayu.grammar.vocab import TABLES
 from jiayu.home import Home, load_home, parse_home
 from jiayu.result import Result
 
@@ -172,6 +173,11 @@ def test_a_value_after_a_name_stays_a_value(prefix: str, value: int, attr: bool)
         assert result.commands == [
             {"device": device, "command": "set_brightness", "params": {"value": value}}
         ], text
+
+
+def test_every_de_word_has_a_character_the_lexer_looks_for() -> None:
+    # Lexicon.lex looks for a name split by 的 only in a text with 的, 里 or 嘅.
+    assert all(any(mark in word for mark in "的里嘅") for word in TABLES["DE"])
 
 
 @pytest.mark.parametrize(
