@@ -514,6 +514,21 @@ class Builder:
     def head_media(self, media: Leaf, targets: _Targets) -> Group:
         return [Clause(self._payload(media), t) for t in targets]
 
+    def head_feature(self, verb: Leaf, targets: _Targets, feature: Leaf) -> Group:
+        # 打开客厅风扇的摇头: the feature is switched, never the device's own power.
+        action = self._switched(feature, verb)
+        return [Clause(action, t) for t in targets]
+
+    def _switched(self, feature: Leaf, verb: Leaf | None) -> Action:
+        """The action that switches `feature` as `verb` says: on when said alone or with 打开,
+        its undoing with 关闭 or a stop word (停止扫风); any other verb is not understood."""
+        action: Action = self._payload(feature)
+        if verb is None or verb.kind == "ON":
+            return action
+        if verb.kind == "OFF" or self._payload(verb) == "stop":
+            return _UNDO[action]
+        raise Unsupported(f"{self._tok(verb).text} does not switch {self._tok(feature).text}")
+
     def head_query(self, _q: Leaf, *rest: Any) -> Group:
         targets = next((r for r in rest if isinstance(r, list)), [None])
         attr = None
@@ -596,6 +611,11 @@ class Builder:
 
     def t_media(self, m: Leaf) -> Tail:
         return Tail(self._payload(m))
+
+    def t_feature(self, *children: Leaf) -> Tail:
+        feature = next(c for c in children if c.kind == "FEATURE")
+        verb = next((c for c in children if c.kind != "FEATURE"), None)
+        return Tail(self._switched(feature, verb))
 
     def _relative(self, how: Any, attr: str | None, amount: _Number | None) -> Tail:
         hint, direction, warmth = how

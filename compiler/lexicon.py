@@ -180,6 +180,17 @@ class Lexicon:
         words.update(self.entries)
         self._words = words
         self._max_len = max(map(len, self.entries))
+        # The two characters either side of each place a name could be split by 的 (插排|插座2
+        # gives 排插): a 的 between two others splits no name (Lexicon._names_across_de). Not
+        # after a place's whole name: 客厅的灯 is read by the resolver, as a place and a noun.
+        entries = self.entries
+        self._splits = frozenset(
+            key[j - 1 : j + 1]
+            for key, entry in entries.items()
+            if entry.kind == "NAME"
+            for j in range(1, len(key))
+            if getattr(entries.get(key[:j]), "kind", None) not in _PLACES
+        )
         self._pinyin: tuple[dict[str, tuple[Entry, ...]], frozenset[str]] | None = None
 
     def pinyin_index(self) -> dict[str, tuple[Entry, ...]]:
@@ -214,7 +225,60 @@ class Lexicon:
         path, unknown = self._segment(text, numbers, use_pinyin=False)
         if unknown:
             path, _ = self._segment(text, numbers, use_pinyin=True)
-        return _tokens(text, path)
+        tokens = _tokens(text, path)
+        if "的" in text or "里" in text or "嘅" in text:  # every 的 word has one (_DE_WORD)
+            tokens = self._names_across_de(text, tokens)  # most utterances have none
+        return _word_roles(tokens)
+
+    def _names_across_de(self, text: str, tokens: list[Token]) -> list[Token]:
+        """A device's name said with 的 inside is that name (CONTRACTS: a mention equal to a
+        name ignoring 的): 插排的插座2 is the device 插排插座2, and 插排的灯 the device 插排灯,
+        not the device 插排 (a type word) with a value 2. The segmenter cannot see such a name,
+        as 的 splits the word. Only name words, type words, numbers and places around 的 are
+        joined, never across a verb: 把插排的灯调到2 keeps its value."""
+        de = _DE_WORD.search(text)
+        splits, n = self._splits, len(text)
+        while de is not None:
+            before, after = de.start() - 1, de.end()
+            if before >= 0 and after < n and text[before] + text[after] in splits:
+                break
+            de = _DE_WORD.search(text, after)
+        else:
+            return tokens  # no 的 stands where a name could be split
+        parts = _NAME_PARTS
+        for d in range(1, len(tokens) - 1):  # a 的 first or last splits nothing
+            if (
+                tokens[d].kind == "DE"
+                and tokens[d + 1].kind in parts
+                and tokens[d - 1].kind in parts
+                and (joined := self._name_across(tokens, d)) is not None
+            ):
+                i, k, entry = joined
+                start, end = tokens[i].start, tokens[k].start + len(tokens[k].said)
+                said = text[start:end]
+                name = Token("NAME", entry.canonical, said, start, entry.match, entry.value)
+                # Rarely another name is split further on: look again in the joined words.
+                return self._names_across_de(text, [*tokens[:i], name, *tokens[k + 1 :]])
+        return tokens
+
+    def _name_across(self, tokens: list[Token], d: int) -> tuple[int, int, Entry] | None:
+        """The longest name said across the 的 at `d`: (its first token, its last, the name's
+        entry). A place begins none: 客厅的灯和空调 is the room's (the resolver reads it)."""
+        left = d
+        while left > 0 and tokens[left - 1].kind in _NAME_PARTS:
+            left -= 1
+        right = d
+        while right + 1 < len(tokens) and tokens[right + 1].kind in _NAME_PARTS:
+            right += 1
+        for i in range(left, d):
+            if tokens[i].kind not in _NAME_START:
+                continue
+            for k in range(right, d, -1):
+                for key in _spellings(tokens[i : k + 1]):
+                    entry = self.entries.get(key)
+                    if entry is not None and entry.kind == "NAME":
+                        return i, k, entry
+        return None
 
     def _segment(
         self, text: str, numbers: dict[int, list[tuple[int, Any]]], *, use_pinyin: bool
@@ -364,7 +428,35 @@ def _tokens(text: str, path: list[tuple[int, int, Any, MatchKind]]) -> list[Toke
             tokens.append(Token("NUM", said, said, start, "exact", what))
     if unknown_from >= 0:
         tokens.append(_unknown(text, unknown_from, len(text)))
-    return _word_roles(tokens)
+    return tokens
+
+
+# The words a name said with 的 inside is made of (Lexicon._names_across_de), and those it
+# may begin with.
+_NAME_PARTS = frozenset({"NAME", "TYPE", "ROOM", "NUM", "DE"})
+_NAME_START = frozenset({"NAME", "TYPE", "NUM"})
+_PLACES = frozenset({"ROOM", "FLOOR", "GROUP"})
+# The 的 words (DE), longest first, as the segmenter takes them.
+_DE_WORD = re.compile("|".join(sorted(TABLES["DE"], key=len, reverse=True)))
+
+
+def _spellings(words: list[Token]) -> list[str]:
+    """The ways a name may spell these words without 的: each number as said, or in digits."""
+    keys = [""]
+    for t in words:
+        if t.kind == "NUM":
+            keys = [key + form for key in keys for form in _number_forms(t)]
+        elif t.kind != "DE":
+            keys = [key + t.said for key in keys]
+    return keys
+
+
+def _number_forms(token: Token) -> tuple[str, ...]:
+    """How a name may write a number said: as said (插座二), and in digits (插座2)."""
+    value = token.value
+    if isinstance(value, float) and value.is_integer() and str(int(value)) != token.said:
+        return token.said, str(int(value))
+    return (token.said,)
 
 
 def _word_roles(tokens: list[Token]) -> list[Token]:
@@ -403,6 +495,7 @@ _VERBS = frozenset(
         "ADJ",
         "EXTREME",
         "MEDIA",
+        "FEATURE",
         "QVERB",
         "QWORD",
         "QSTATE",

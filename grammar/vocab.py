@@ -167,6 +167,8 @@ _A_LITTLE = ("一点", "一点点", "一些", "点", "些", "一点儿", "点儿
 _PACES = {"快": 1, "慢": -1}
 _PACE_VERBS = ("调", "开", "转")
 
+# Words for a fan's or an air conditioner's swing, said as the feature (TABLES "FEATURE").
+_SWINGS = ("摇头", "摆头", "摇摆", "摆风", "扫风", "左右扫风", "上下扫风", "左右摆风")
 TABLES: dict[str, dict[str, Any]] = {
     # 打开 cluster; the per-device command is chosen by the resolver.
     "ON": dict.fromkeys(
@@ -208,6 +210,7 @@ TABLES: dict[str, dict[str, Any]] = {
         (
             "关",
             "关掉",
+            "停掉",
             "关闭",
             "关上",
             "关了",
@@ -1142,13 +1145,9 @@ TABLES: dict[str, dict[str, Any]] = {
         # Verbs of the capabilities of revision 3 (issue 20), taking no value.
         **dict.fromkeys(
             (
-                "摇头",
-                "摆头",
                 "左右摆",
                 "左右摇",
                 "左右摆动",
-                "摇摆",
-                "摆风",
                 "开始摇头",
                 "摇起来",
                 "摇一摇头",
@@ -1163,10 +1162,6 @@ TABLES: dict[str, dict[str, Any]] = {
             (
                 "别摇了",
                 "不要摇了",
-                "别摇头",
-                "不要摇头",
-                "不摇头",
-                "别摇头了",
                 "停止摇头",
                 "关闭摇头",
                 "关掉摇头",
@@ -1183,6 +1178,14 @@ TABLES: dict[str, dict[str, Any]] = {
             ),
             "oscillate_off",
         ),
+        # 别摇头了 / 不要扫风: a swing said not to happen is stopped (别 alone would be
+        # "do nothing", grammar NEG).
+        **{
+            neg + stem + end: "oscillate_off"
+            for stem in _SWINGS
+            for neg in ("别", "不要", "不")
+            for end in ("", "了")
+        },
         **dict.fromkeys(
             (
                 "开始扫地",
@@ -1245,6 +1248,14 @@ TABLES: dict[str, dict[str, Any]] = {
                 ("上一集", "previous_track"),
             )
         },
+    },
+    # A swing said as a feature, the thing switched (摇头 / 把风扇的摇头打开 / 关闭扫风 /
+    # 摇头功能关掉): on alone or with 打开, its undoing (build._UNDO) with 关闭/关掉/停掉.
+    # 扫风 is an air conditioner's swing (a climate's swing_mode is imported as oscillation).
+    "FEATURE": {
+        stem + suffix: "oscillate_on"
+        for stem in _SWINGS
+        for suffix in ("", "功能")
     },
     "REPEAT": dict.fromkeys(
         (

@@ -320,7 +320,6 @@ def test_stopping_the_swing(
     eventually(lambda: hub.read(device).get("oscillating") is False)
 
 
-@pytest.mark.xfail(reason="grammar: 把<device>(的)摇头打开 is not parsed yet (fails closed)")
 def test_turning_the_swing_on_as_a_switch(
     engine: tuple[Engine, Zigbee2MqttHub], fake: FakeZ2m
 ) -> None:
