@@ -477,6 +477,11 @@ class Builder:
         return attribute, expected
 
     def head_on(self, _on: Leaf, targets: _Targets, tail: Tail | None = None) -> Group:
+        if tail is not None and tail.action == "set" and not tail.verb and _bare(tail.value):
+            # 打开插座1 / 打开客厅灯和台灯2: a bare number glued to a name is as likely the
+            # device's own number as a value (it set the light's brightness to 1%); with a
+            # unit, a verb or an attribute it is a value (打开窗帘50%, 打开空调调到26).
+            raise Unsupported("打开 with a bare number after the device: its number, or a value?")
         clauses: Group = []
         for target in targets:
             scene = self._scene_of(target)
@@ -558,6 +563,8 @@ class Builder:
     # --- tails -------------------------------------------------------------
 
     def t_on(self, _on: Leaf, value: Value | None = None) -> Tail:
+        if _bare(value):  # 客厅灯打开1: as after 打开<device> (head_on)
+            raise Unsupported("打开 with a bare number: a device's number, or a value?")
         return Tail("on") if value is None else Tail("set", value)
 
     def t_off(self, _off: Leaf, value: Value | None = None) -> Tail:
@@ -1059,6 +1066,17 @@ def _with_attribute(value: Value | None, attr: str | None) -> Value | None:
     ):
         return _replace(value, attribute=attribute)
     return value
+
+
+def _bare(value: Value | None) -> bool:
+    """A number said with no unit and no attribute (打开台灯1)."""
+    return (
+        value is not None
+        and value.kind == "absolute"
+        and value.number is not None
+        and value.unit is None
+        and value.attribute is None
+    )
 
 
 def _clause(tail: Tail, target: Target | None) -> Clause:

@@ -11,6 +11,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from plain_hub import PlainHub
 
 from jiayu.engine import Engine
@@ -240,3 +242,24 @@ def test_sounds_read_as_a_reference_or_question_word_act_on_nothing(
     # Found by the fail-closed property on random seeds: 乽亖 read as 这台, 妈 as 吗.
     result = engine.turn(text)
     assert result.outcome == "unknown" and result.commands == []
+
+
+@settings(
+    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    data=st.data(), digit=st.sampled_from("123456789"), form=st.sampled_from(["打开{}", "{}打开"])
+)
+def test_a_bare_number_glued_to_a_name_is_never_a_value(
+    engine: Engine, data: st.DataObject, digit: str, form: str
+) -> None:
+    # 打开台灯1 with no 台灯1 in the home: the number may be the device's own (插座1), so it
+    # is never a value (it set the light to 1%); a name that really ends in it is that device.
+    device = data.draw(st.sampled_from(engine.home.devices))
+    said = device.name + digit
+    named = [d.id for d in engine.home.devices if d.name == said]
+    result = engine.fresh().turn(form.format(said))
+    if named:
+        assert [c["device"] for c in result.commands] in ([], named), (said, result.commands)
+    else:
+        assert result.commands == [], (said, result.commands)
