@@ -5,12 +5,11 @@ same `bridge/devices`."""
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from fake_z2m import FakeZ2m
+from fake_z2m import FakeZ2m, bridge_device, eventually
 from mqtt_broker import Broker, running_broker
 
 from jiayu.engine import Engine
@@ -30,26 +29,11 @@ def _binary(prop: str) -> dict[str, Any]:
     }
 
 
-def _device(ieee: str, name: str, model: str, description: str, *exposes: Any) -> dict[str, Any]:
-    return {
-        "ieee_address": ieee,
-        "type": "Router",
-        "friendly_name": name,
-        "supported": True,
-        "definition": {
-            "model": model,
-            "vendor": "test",
-            "description": description,
-            "exposes": list(exposes),
-        },
-    }
-
-
 _XY = [{"type": "numeric", "name": n, "property": n, "access": 7} for n in ("x", "y")]
 _HS = [{"type": "numeric", "name": n, "property": n, "access": 7} for n in ("hue", "saturation")]
 DEVICES = [
     # A Hue colour bulb exposes both colour forms; a white one neither.
-    _device(
+    bridge_device(
         "0x0017880100000001",
         "客厅/彩灯",
         "9290022166",
@@ -64,7 +48,7 @@ DEVICES = [
             ],
         },
     ),
-    _device(
+    bridge_device(
         "0x0017880100000002",
         "客厅/台灯",
         "LWB010",
@@ -77,7 +61,7 @@ DEVICES = [
             ],
         },
     ),
-    _device(
+    bridge_device(
         "0xa4c1380000000003",
         "客厅/风扇",
         "TS0601_fan",
@@ -96,7 +80,7 @@ DEVICES = [
             ],
         },
     ),
-    _device(
+    bridge_device(
         "0xa4c1380000000004",
         "卧室/加湿器",
         "TS0601_humidifier",
@@ -115,14 +99,14 @@ DEVICES = [
 ]
 # Relays whose names or descriptions say what they open (issue 19).
 DEVICES += [
-    _device(
+    bridge_device(
         "0xa4c1380000000005",
         "车库/开门器",
         "TS0001",
         "Garage door opener relay",
         {"type": "switch", "features": [_binary("state")]},
     ),
-    _device(
+    bridge_device(
         "0xa4c1380000000006",
         "厨房/燃气开关",
         "TS0001",
@@ -174,13 +158,6 @@ def engine(broker: Broker, home: Home, fake: FakeZ2m) -> Iterator[tuple[Engine, 
         home, host=broker.host, port=broker.port, read_timeout=1.0, send_timeout=1.0
     ) as hub:
         yield Engine(home, hub=hub), hub
-
-
-def _eventually(check: Callable[[], bool]) -> None:
-    deadline = time.monotonic() + 2.0
-    while not check():
-        assert time.monotonic() < deadline, "the state never arrived"
-        time.sleep(0.01)
 
 
 def test_the_importer_reads_colour_fan_modes_and_target_humidity(home: Home) -> None:
@@ -260,7 +237,7 @@ def test_each_capability_is_one_set_zigbee2mqtt_takes(
     sets = [(t, p) for t, p in fake.received if t.endswith("/set")]
     assert sets == [(f"zigbee2mqtt/{topic}/set", payload)]
     attribute, value = reads
-    _eventually(lambda: hub.read(device).get(attribute) == value)
+    eventually(lambda: hub.read(device).get(attribute) == value)
 
 
 def test_what_a_device_cannot_do_never_reaches_the_bridge(
