@@ -184,10 +184,7 @@ class ScheduleStore:
         """Take out every schedule that matches (取消定时: a session's; 取消关空调的定时: those
         sending to these devices; with `scene_steps`, only the delayed steps of a scene, which
         算了 stops), in time order. No filter at all takes out every one."""
-        match = _matcher(session, user, devices)
-        if scene_steps:
-            return self._take(lambda s: s.scene is not None and match(s))
-        return self._take(match)
+        return self._take(_matcher(session, user, devices, scene_steps))
 
     def pending(
         self,
@@ -195,9 +192,11 @@ class ScheduleStore:
         session: str | None = None,
         user: str | None = None,
         devices: Iterable[str] | None = None,
+        scene_steps: bool = False,
     ) -> list[Schedule]:
-        """The waiting schedules that match, soonest first (还有多久关空调)."""
-        match = _matcher(session, user, devices)
+        """The waiting schedules that match, soonest first (还有多久关空调); with
+        `scene_steps`, only a scene's delayed steps."""
+        match = _matcher(session, user, devices, scene_steps)
         with self._lock:
             return _in_order(s for s in self._schedules.values() if match(s))
 
@@ -265,7 +264,10 @@ class ScheduleStore:
 
 
 def _matcher(
-    session: str | None, user: str | None, devices: Iterable[str] | None
+    session: str | None,
+    user: str | None,
+    devices: Iterable[str] | None,
+    scene_steps: bool = False,
 ) -> Callable[[Schedule], bool]:
     wanted = frozenset(devices) if devices is not None else None
 
@@ -274,6 +276,7 @@ def _matcher(
             (session is None or schedule.session == session)
             and (user is None or schedule.user == user)
             and (wanted is None or not wanted.isdisjoint(schedule.devices))
+            and (not scene_steps or schedule.scene is not None)
         )
 
     return match

@@ -247,11 +247,10 @@ def stop_scene(draft: Draft) -> bool | None:
     never a timer the user set. True when steps were cancelled, False when none waited, None
     when they could not be (said here)."""
     draft.stop_scene = True
-    asked = draft.writes < len(draft.written)  # in an earlier pass: the store has changed since
-    waiting = () if asked else draft.ctx.schedules.pending(session=draft.session.id)
-    if not asked and not any(s.scene is not None for s in waiting):
+    session = draft.session.id
+    if not draft.wrote() and not draft.ctx.schedules.pending(session=session, scene_steps=True):
         return False  # nothing to cancel: no write (and no second pass to wait for it)
-    answer = draft.write(CancelSchedules(draft.session.id, None, scene_steps=True))
+    answer = draft.write(CancelSchedules(session, None, scene_steps=True))
     error = failed(answer)
     if error is not None:
         draft.say("rejected", say("refuse.scene_not_stopped", error=error))

@@ -89,7 +89,11 @@ class ScheduleView(Protocol):
     """What the planner may look at in the schedule store (read only)."""
 
     def pending(
-        self, *, session: str | None = None, devices: Sequence[str] | None = None
+        self,
+        *,
+        session: str | None = None,
+        devices: Sequence[str] | None = None,
+        scene_steps: bool = False,
     ) -> list[Schedule]: ...
 
 
@@ -227,13 +231,17 @@ class Draft:
         self.resolved.append((asked, resolution))
         return resolution
 
+    def wrote(self) -> bool:
+        """Whether the next write was answered in an earlier pass: the store may have
+        changed since, so what it shows now is not what the write was asked on."""
+        return self.writes < len(self.written)
+
     def write(self, op: Write) -> object:
         """The answer to a state-file write (a JiayuError when it failed)."""
-        index = self.writes
+        if not self.wrote():
+            raise Pause(op)
         self.writes += 1
-        if index < len(self.written):
-            return self.written[index]
-        raise Pause(op)
+        return self.written[self.writes - 1]
 
 
 def failed(answer: object) -> JiayuError | None:
