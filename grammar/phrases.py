@@ -398,13 +398,20 @@ def _joined(items: Sequence[str], between: str, last: str) -> str:
 
 
 @cache
+def _fields(key: str) -> tuple[str, ...]:
+    """The values the template under `key` takes, in order: the root of each field
+    ({at.month} takes `at`)."""
+    said = (f.split(".")[0] for _, f, _, _ in string.Formatter().parse(TEMPLATES[key]) if f)
+    return tuple(dict.fromkeys(said))
+
+
+@cache
 def _phrase(key: str) -> Callable[..., str]:
     """The template under `key` as one Python function taking its fields as keyword
     arguments: said on every turn, a template is cut and looked up once, not on each call
     (string.Formatter did both, ~1 µs a phrase, several phrases a turn). A missing or an
     extra value is then a TypeError from the call itself; `say` names which."""
     scope: dict[str, Any] = {"_str": str, "_format": format, "_joined": _joined}
-    fields: list[str] = []
     parts: list[str] = []
     for i, (literal, field, spec, _conversion) in enumerate(
         string.Formatter().parse(TEMPLATES[key])
@@ -414,10 +421,7 @@ def _phrase(key: str) -> Callable[..., str]:
             parts.append(f"_l{i}")
         if field is None:
             continue
-        name, *path = field.split(".")
-        if name not in fields:
-            fields.append(name)
-        value = ".".join((name, *path))
+        value = field  # a name, or a name and its attributes (at.month)
         spec = spec or ""
         if spec in WORDS:
             scope[f"_w{i}"] = WORDS[spec]
@@ -435,6 +439,7 @@ def _phrase(key: str) -> Callable[..., str]:
             scope[f"_s{i}"] = spec
             parts.append(f"_format({value}, _s{i})")
     body = " + ".join(parts) if parts else '""'
+    fields = _fields(key)
     params = f"*, {', '.join(fields)}" if fields else ""
     # Generated from our own templates only: field names are identifiers, values constants.
     exec(f"def phrase({params}):\n    return {body}\n", scope)
@@ -449,7 +454,7 @@ def say(key: str, **values: object) -> str:
     try:
         return phrase(**values)
     except TypeError:
-        fields = {f.split(".")[0] for _, f, _, _ in string.Formatter().parse(TEMPLATES[key]) if f}
+        fields = set(_fields(key))
         missing = fields - set(values)
         if missing:
             raise KeyError(sorted(missing)[0]) from None

@@ -95,20 +95,16 @@ def done_phrase(
 
 def _done_phrase(home: Home, clause: Clause | None, sent: Sequence[Command], tense: Tense) -> str:
     doing, later = tense == "doing", tense == "later"
-    # Devices by (command, params), with the params said. One command (most turns) needs
-    # no grouping, and no params text to group by.
-    groups: dict[tuple[str, str], tuple[list[str], Mapping[str, object]]]
-    if len(sent) == 1:
-        groups = {(sent[0].command, ""): ([sent[0].device], sent[0].params)}
-    else:
-        groups = {}
-        for command in sent:
-            key = (command.command, command.params_text if command.params else "")
-            group = groups.get(key)
-            if group is None:
-                groups[key] = ([command.device], command.params)
-            else:
-                group[0].append(command.device)
+    # Devices by (command, params), with the params said; a command with no params needs
+    # no params text to group by.
+    groups: dict[tuple[str, str], tuple[list[str], Mapping[str, object]]] = {}
+    for command in sent:
+        key = (command.command, command.params_text if command.params else "")
+        group = groups.get(key)
+        if group is None:
+            groups[key] = ([command.device], command.params)
+        else:
+            group[0].append(command.device)
     parts: list[str] = []
     for (name, _), (devices, params) in groups.items():
         who = names_phrase(home, devices, clause)
