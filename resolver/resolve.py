@@ -72,7 +72,6 @@ class Resolver:
         self.home = home
         self.names = names
         self._all = tuple(d.id for d in home.devices)
-        self._device = {d.id: d for d in home.devices}
         # The ids in each room and on each floor, gathered once: a place said costs a set
         # update, not a walk over its Device objects.
         in_room: dict[str, list[str]] = {}
@@ -125,7 +124,7 @@ class Resolver:
             kind = capabilities[device_id]
             verdict = verdicts.get(kind)
             if verdict is None:
-                verdict = verdicts[kind] = can_do(self._device[device_id], clause)
+                verdict = verdicts[kind] = can_do(self.home.device(device_id), clause)
             if verdict:
                 able.append(device_id)
         return tuple(able)
@@ -351,7 +350,7 @@ class Resolver:
         # The nearest place said before, in this utterance, narrows it first: it is the
         # freshest context there is.
         for room in reversed(focus):
-            here = tuple(d for d in able if self._device[d].room == room)
+            here = tuple(d for d in able if self.home.device(d).room == room)
             if len(here) == 1:
                 return Found(here, match)
             if here:
@@ -534,8 +533,8 @@ class Resolver:
         if len(scope) < len(typed):
             if kind is None:
                 return self._sorted(scope)
-            device = self._device
-            return self._sorted({d for d in scope if device[d].serves_as(kind)})
+            device = self.home.device
+            return self._sorted({d for d in scope if device(d).serves_as(kind)})
         return tuple(d for d in typed if d in scope)
 
     def _sorted(self, ids: set[str] | Sequence[str]) -> tuple[str, ...]:
