@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 from fake_z2m import FakeZ2m, bridge_device, eventually
-from mqtt_broker import Broker, running_broker
+from mqtt_broker import Broker
 
 from jiayu.engine import Engine
 from jiayu.executor.hubs.zigbee2mqtt import Zigbee2MqttHub
@@ -132,12 +132,6 @@ STATES = {
 }
 COLOUR, WHITE = "z2m_0x0017880100000001", "z2m_0x0017880100000002"
 FAN, HUMIDIFIER = "z2m_0xa4c1380000000003", "z2m_0xa4c1380000000004"
-
-
-@pytest.fixture(scope="module")
-def broker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Broker]:
-    with running_broker(tmp_path_factory.mktemp("mosquitto")) as running:
-        yield running
 
 
 @pytest.fixture(scope="module")

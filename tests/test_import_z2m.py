@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import copy
 import json
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -180,12 +179,6 @@ def test_without_out_the_home_goes_to_stdout(capsys: pytest.CaptureFixture[str])
     devices, rooms = str(DATA / "bridge_devices.json"), str(DATA / "rooms.json")
     assert run(_args("--devices", devices, "--rooms", rooms)) == 0
     assert json.loads(capsys.readouterr().out) == build_home(DEVICES, ROOMS, name="我的家")
-
-
-@pytest.fixture(scope="module")
-def broker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Broker]:
-    with running_broker(tmp_path_factory.mktemp("mosquitto")) as running:
-        yield running
 
 
 def test_bridge_devices_are_read_from_the_broker(broker: Broker, tmp_path: Path) -> None:

@@ -18,7 +18,7 @@ import pytest
 from fake_z2m import FakeZ2m, apply_set, bridge_device, eventually
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from mqtt_broker import Broker, running_broker
+from mqtt_broker import Broker
 
 from jiayu.catalog import CAPABILITIES
 from jiayu.engine import Engine
@@ -172,12 +172,6 @@ STATES = {
 VALVE = "z2m_0x0000000000000b07"
 BLIND, WAND, CURTAIN = "z2m_0x0000000000000b01", "z2m_0x0000000000000b02", "z2m_0x0000000000000b03"
 FAN, AC, GARAGE = "z2m_0x0000000000000b04", "z2m_0x0000000000000b05", "z2m_0x0000000000000b06"
-
-
-@pytest.fixture(scope="module")
-def broker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Broker]:
-    with running_broker(tmp_path_factory.mktemp("mosquitto")) as running:
-        yield running
 
 
 @pytest.fixture(scope="module")

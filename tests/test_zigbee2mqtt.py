@@ -52,12 +52,6 @@ STATES = {
 
 
 @pytest.fixture(scope="module")
-def broker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Broker]:
-    with running_broker(tmp_path_factory.mktemp("mosquitto")) as running:
-        yield running
-
-
-@pytest.fixture(scope="module")
 def home() -> Home:
     return parse_home(build_home(DEVICES, ROOMS, name="测试之家"), "z2m home")
 
