@@ -18,7 +18,7 @@ from jiayu.catalog import CAPABILITIES
 from jiayu.cli import main
 from jiayu.engine import Engine
 from jiayu.executor.hubs.base import HubError
-from jiayu.executor.hubs.smartthings import CAPABILITY_MAP, SmartThingsHub, device_state
+from jiayu.executor.hubs.smartthings import CAPABILITY_MAP, SmartThingsHub, component_state
 from jiayu.home import load_home, parse_home
 from jiayu.importers.smartthings import UNASSIGNED_ROOM, build_home, describe, read_items
 from jiayu.ir import Command
@@ -251,9 +251,8 @@ def test_fahrenheit_locations_are_converted_both_ways(fake: FakeSmartThings) -> 
     ac = BY_LABEL["客厅空调"]
     hub.send(ac, "set_temperature", {"value": 26})
     assert fake.value(ac, "thermostatCoolingSetpoint", "coolingSetpoint") == 79
-    status = {"components": {"main": {"temperatureMeasurement": {
-        "temperature": {"value": 77, "unit": "F"}}}}}  # fmt: skip
-    assert device_state(status) == {"temperature": 25.0}
+    main = {"temperatureMeasurement": {"temperature": {"value": 77, "unit": "F"}}}
+    assert component_state(main) == {"temperature": 25.0}
 
 
 def test_a_capability_the_device_lacks_is_refused_before_sending(

@@ -1,6 +1,6 @@
 """SmartThings as a hub: our commands as SmartThings capability commands over its REST API.
 
-Two halves, as for Home Assistant. The pure half (`st_commands`, `device_state`) is the one
+Two halves, as for Home Assistant. The pure half (`st_commands`, `component_state`) is the one
 table between our catalog and SmartThings' capabilities; `jiayu home from-smartthings` grants a
 device our capability only when it has the SmartThings capability this table drives it with.
 The I/O half, `SmartThingsHub`, speaks the REST API with the standard library alone:
@@ -251,11 +251,6 @@ def _celsius(reading: Mapping[str, Any]) -> float | None:
     if number is None or reading.get("unit") != "F":
         return number
     return round((number - 32) * 5 / 9, 1)
-
-
-def device_state(status: Mapping[str, Any]) -> dict[str, Any]:
-    """Our state attributes from a `GET /v1/devices/{id}/status` answer (its main component)."""
-    return component_state((status.get("components") or {}).get(MAIN) or {})
 
 
 def component_state(capabilities: Capabilities) -> dict[str, Any]:
