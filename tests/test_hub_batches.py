@@ -219,9 +219,9 @@ def test_ha_calls_go_out_together_and_are_awaited_together() -> None:
 
 # --- zigbee2mqtt --------------------------------------------------------------------------
 
-# The zigbee2mqtt tests' fixtures: their mosquitto, the fake bridge on it and a hub with 0.5 s
-# timeouts, on the home `jiayu home from-z2m` builds.
-broker, home, fake, hub = z2m_tests.broker, z2m_tests.home, z2m_tests.fake, z2m_tests.hub
+# The zigbee2mqtt tests' fixtures: the fake bridge on mosquitto (conftest's `broker`) and a
+# hub with 0.5 s timeouts, on the home `jiayu home from-z2m` builds.
+home, fake, hub = z2m_tests.home, z2m_tests.fake, z2m_tests.hub
 ECHO = 0.2
 """Each device's echo delay: `fake.echo_delay = ECHO` in a test; five in a row would take 1 s."""
 TIMEOUT = 0.5
