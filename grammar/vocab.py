@@ -1252,11 +1252,7 @@ TABLES: dict[str, dict[str, Any]] = {
     # A swing said as a feature, the thing switched (摇头 / 把风扇的摇头打开 / 关闭扫风 /
     # 摇头功能关掉): on alone or with 打开, its undoing (build._UNDO) with 关闭/关掉/停掉.
     # 扫风 is an air conditioner's swing (a climate's swing_mode is imported as oscillation).
-    "FEATURE": {
-        stem + suffix: "oscillate_on"
-        for stem in _SWINGS
-        for suffix in ("", "功能")
-    },
+    "FEATURE": {stem + suffix: "oscillate_on" for stem in _SWINGS for suffix in ("", "功能")},
     "REPEAT": dict.fromkeys(
         (
             "再来一次",
