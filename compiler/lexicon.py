@@ -42,18 +42,15 @@ UNKNOWN = "NAME"  # unknown spans become names the resolver may still find fuzzi
 _KNOWN_STARTS = 3
 # Device words: the only place a one-syllable slip (等 for 灯) is believed.
 _ONE_SYLLABLE_KINDS = frozenset({"TYPE"})
-# Words that answer a question or turn a command around are believed only when said exactly:
-# a speech-recognition slip that reads as 确认 must never confirm an unlock, and random sounds
-# read as 唔使 (不用) must not become an interjection the rest of the sentence is run beside.
-# Connectives (然后, 同时) too: a recogniser gets such frequent words right, so sounds that
-# only read like one (佟侍) are noise, not a clause boundary to act on either side of.
-# Question words too: rare sounds that read as 什么 (乭仸) turned 打开客厅灯，乭仸 into a
-# command and a question, and the command was sent. References and state questions likewise
-# (乽亖 read as 这台 let 乽亖，打开客厅灯 act; 妈 read as 吗 turned a command into a question).
-# And 一半: 打开一半仁 read as 一半儿 opened the curtain with a character nobody understood.
-_EXACT_ONLY_KINDS = frozenset(
-    {"CONFIRM", "CANCEL", "NEG", "ORDINAL", "SEP", "QWORD", "IT", "QSTATE", "HALF"}
-)
+# The only words believed when they are only heard (a pinyin reading): the home's names,
+# places and scenes, the device types, and 打开/关闭 — what a recogniser gets wrong and a
+# slip of which is asked back or acts on the device said. Every other word is believed only
+# when said exactly. Found by the fail-closed property, one kind at a time, until the list was
+# turned round: sounds read as 确认 must never confirm an unlock; 佟侍 read as 同时 made a
+# clause boundary; 乭仸 as 什么 a question beside a sent command; 乽亖 as 这台 a reference;
+# 妈 as 吗; 打开一半仁 as 一半儿 opened a curtain; 仕云 as 室温 a query clause; 灯侊 as 橙光
+# coloured the light strips orange.
+_BY_SOUND_KINDS = frozenset({"NAME", "TYPE", "ROOM", "FLOOR", "GROUP", "SCENE", "ON", "OFF"})
 
 
 class Entry(NamedTuple):
@@ -204,7 +201,7 @@ class Lexicon:
         if self._pinyin is None:
             index: dict[str, list[Entry]] = {}
             for word, entry in self.entries.items():
-                if entry.kind in (FILLER, CLF, *_EXACT_ONLY_KINDS) or word.isascii():
+                if entry.kind not in _BY_SOUND_KINDS or word.isascii():
                     continue
                 for key in name_keys(word):
                     index.setdefault(key, []).append(entry)

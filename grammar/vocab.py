@@ -1045,6 +1045,8 @@ TABLES: dict[str, dict[str, Any]] = {
         "他": "it",
         "她": "it",
         "那个": "it",
+        "嗰个": "it",  # Cantonese 那个
+        "呢个": "it",  # Cantonese 这个
         "这个": "it",
         "刚才那个": "it",
         "刚才的": "it",
