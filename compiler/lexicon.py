@@ -327,8 +327,14 @@ class Lexicon:
                         break  # a longer span's key is this one and more syllables
                     if end in inside:
                         continue
+                    # A word of the same kind said exactly at the start of the span, with
+                    # more after it: the reading would add only the rest (灯侊 is 灯 and
+                    # noise, not 灯光).
+                    said = {w.kind for j in range(i + 1, end) if (w := words.get(text[i:j]))}
                     for entry in matches:
                         if end - i == 1 and entry.kind not in _ONE_SYLLABLE_KINDS:
+                            continue
+                        if entry.kind in said:
                             continue
                         if entry.canonical != text[i:end] and slipped < best[end]:
                             best[end] = slipped

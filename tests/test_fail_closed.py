@@ -236,13 +236,21 @@ def test_sounds_read_as_a_cancel_word_are_not_an_interjection(engine: Engine) ->
 
 
 @pytest.mark.parametrize(
-    "text", ["乽亖，打开客厅灯", "楼上的灯都关了妈", "客厅窗帘打开一半仁", "打开客厅灯，仕云"]
+    "text",
+    [
+        "乽亖，打开客厅灯",
+        "楼上的灯都关了妈",
+        "客厅窗帘打开一半仁",
+        "打开客厅灯，仕云",
+        "打开除卧室以外所有的灯侊",
+    ],
 )
 def test_sounds_read_as_a_reference_or_question_word_act_on_nothing(
     engine: Engine, text: str
 ) -> None:
     # Found by the fail-closed property on random seeds: 乽亖 read as 这台, 妈 as 吗, 一半仁
-    # as 一半儿, 仕云 as 室温 (a query clause of its own beside the command).
+    # as 一半儿, 仕云 as 室温 (a query clause of its own beside the command), 灯侊 as 灯光
+    # (the 灯 said exactly, and noise).
     result = engine.turn(text)
     assert result.outcome == "unknown" and result.commands == []
 
