@@ -181,7 +181,7 @@ def complete_reads(device_ids: Sequence[str], got: object) -> Reads:
     reads: Reads = {}
     for device_id in device_ids:
         value = answer.get(device_id)
-        if isinstance(value, Mapping | HubError):
+        if isinstance(value, (Mapping, HubError)):
             reads[device_id] = value
         else:
             log.error("jiayu.hub_no_read", extra={"device": device_id})

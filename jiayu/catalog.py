@@ -287,7 +287,7 @@ def is_high_risk(device: Device, command: str, params: Mapping[str, Any] | None 
         return True
     if command in _OPENING_BY_VALUE:
         value = (params or {}).get("value")
-        if isinstance(value, int | float) and not isinstance(value, bool) and value <= 0:
+        if isinstance(value, (int, float)) and not isinstance(value, bool) and value <= 0:
             return False
     elif command not in _OPENING:
         return False

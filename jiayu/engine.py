@@ -154,7 +154,7 @@ class Engine:
         preferences); a hub passes what it knows. `listener` hears each command start,
         finish or fail."""
         runner = self._sync_runner()
-        session = self.session(session_id)
+        session = self.sessions.get(session_id)
         with session.lock:
             try:
                 steps = self.steps(text, session, area, user)

@@ -96,7 +96,7 @@ def _check(
     for device_id in devices:
         got = draft.read(device_id)
         value = got.get(attribute) if isinstance(got, Mapping) else None
-        if isinstance(value, int | float) and not isinstance(value, bool):
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
             values.append(float(value))
     if not values:
         draft.say("rejected", say("refuse.unread_condition", where=where, attribute=attribute))

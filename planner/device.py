@@ -150,7 +150,7 @@ def _number(
             if (value.direction or value.warmth) < 0:
                 return Refusal(device.id, say("refuse.light_off", name=shown(device.name)))
             current = 0
-        if not isinstance(current, int | float) or isinstance(current, bool):
+        if not isinstance(current, (int, float)) or isinstance(current, bool):
             reason = say("refuse.unreadable", name=shown(device.name), attribute=attribute)
             return Refusal(device.id, reason)
         step = value.number if value.number is not None else STEPS.get(attribute, 1)

@@ -6,39 +6,20 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from functools import partial
-from typing import Any, NamedTuple
+from typing import Any
 
 from jiayu.compiler.cache import Compile
 from jiayu.compiler.compact import UNKNOWN, compact
 from jiayu.grammar.phrases import say
 from jiayu.home import Home
 from jiayu.ir import Command, Compiled, Parse, to_json
-from jiayu.planner.draft import Draft, Pending
+from jiayu.planner.draft import Draft
 from jiayu.planner.plan import Batch
 from jiayu.planner.replies import Acknowledged, done_phrase
 from jiayu.resolver.resolve import Resolver
 from jiayu.resolver.session import PendingConfirm, Session
 from jiayu.result import Outcome, Result, most_blocking
 from jiayu.text import shown
-
-
-class SessionUpdate(NamedTuple):
-    """What a planned turn changes in its session (a named tuple: made on every turn)."""
-
-    pending: Pending
-    """The question the session waits on now (None: none)."""
-    remember: bool
-    """Whether the turn is the user's (a schedule firing is not)."""
-    text: str
-    outcome: Outcome
-    devices: tuple[str, ...]
-    rooms: tuple[str, ...]
-    commands: tuple[Command, ...]
-
-    def apply(self, session: Session) -> None:
-        session.pending = self.pending
-        if self.remember:
-            session.remember(self.text, self.outcome, self.devices, self.rooms, self.commands)
 
 
 def decided(draft: Draft) -> Outcome:
@@ -53,12 +34,15 @@ def _decided(draft: Draft, commands: list[Command]) -> Outcome:
     return most_blocking(outcomes) if outcomes else "noop"
 
 
-def session_update(draft: Draft, *, remember: bool = True) -> SessionUpdate:
+def update_session(draft: Draft, session: Session) -> None:
+    """What a planned user's turn changes in its session: the question it waits on now, and
+    what it did (for 它, 那个房间, 再来一次)."""
     planned = draft.planned_commands()
     outcome = _decided(draft, planned)
     pending = draft.pending
     if outcome != "confirm" and isinstance(pending, PendingConfirm):
         pending = None  # the question was overtaken by what else the turn said
+    session.pending = pending
     commands = tuple(planned)
     device = draft.home.device
     if len(commands) == 1 and not draft.devices:  # most turns: one command
@@ -67,7 +51,7 @@ def session_update(draft: Draft, *, remember: bool = True) -> SessionUpdate:
     else:
         devices = tuple(dict.fromkeys([*draft.devices, *(c.device for c in commands)]))
         rooms = tuple(dict.fromkeys([device(d).room for d in devices]))
-    return SessionUpdate(pending, remember, draft.text, outcome, devices, rooms, commands)
+    session.remember(draft.text, outcome, devices, rooms, commands)
 
 
 def announce(draft: Draft) -> str:

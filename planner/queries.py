@@ -36,7 +36,7 @@ def query(draft: Draft, clause: Clause, devices: Sequence[str]) -> None:
         draft.devices.append(device_id)
         found.append((device_id, attribute, value))
         place_only = clause.target is not None and clause.target.is_place_only
-        if place_only and isinstance(value, int | float) and not isinstance(value, bool):
+        if place_only and isinstance(value, (int, float)) and not isinstance(value, bool):
             # 客厅温度多少 asks about the room, so the room answers: 客厅现在27.5度.
             room = shown(home.room(device.room).name)
             parts.append(reading_phrase(room, attribute, float(value)))

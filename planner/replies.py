@@ -38,7 +38,8 @@ class Acknowledged(str):
 
 def names_phrase(home: Home, device_ids: Sequence[str], clause: Clause | None = None) -> str:
     """客厅灯和电视 / 客厅灯、卧室灯和书房灯 / 5 盏灯 (the type word said, if any)."""
-    unique = list(dict.fromkeys(device_ids))
+    # One device (most replies) needs no de-duplication.
+    unique = device_ids if len(device_ids) == 1 else list(dict.fromkeys(device_ids))
     if len(unique) > _MAX_LISTED:  # counted, not looked up: 所有的灯 may be thousands
         target = clause.target if clause is not None else None
         if target is not None and target.type_word:
@@ -59,7 +60,7 @@ def value_phrase(attribute: str, value: Any) -> str:
         return say("value.status", status=value)
     if attribute == "color" and isinstance(value, dict):
         return say("value.hue", hue=_nearest_hue(value))
-    number = format_number(value) if isinstance(value, int | float) else str(value)
+    number = format_number(value) if isinstance(value, (int, float)) else str(value)
     return say("value.number", number=number, attribute=attribute)
 
 
@@ -95,11 +96,12 @@ def done_phrase(
 
 def _done_phrase(home: Home, clause: Clause | None, sent: Sequence[Command], tense: Tense) -> str:
     doing, later = tense == "doing", tense == "later"
-    # Devices by (command, params), with the params said; a command with no params needs
-    # no params text to group by.
+    # Devices by (command, params), with the params said; a command with no params, or a
+    # phrase of one command, needs no params text to group by.
     groups: dict[tuple[str, str], tuple[list[str], Mapping[str, object]]] = {}
+    grouped = len(sent) > 1
     for command in sent:
-        key = (command.command, command.params_text if command.params else "")
+        key = (command.command, command.params_text if grouped and command.params else "")
         group = groups.get(key)
         if group is None:
             groups[key] = ([command.device], command.params)

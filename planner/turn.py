@@ -21,7 +21,7 @@ from jiayu.compiler.cache import compiled as compile_kept
 from jiayu.compiler.understand import AskLLM, NotUnderstood, Understood, from_llm, gate
 from jiayu.planner import dialogue
 from jiayu.planner.draft import Draft, Inputs, Pause, Read, Reading, Write
-from jiayu.planner.finish import result, session_update
+from jiayu.planner.finish import result, update_session
 from jiayu.planner.timing import Schedule
 from jiayu.resolver.resolve import Resolution
 from jiayu.resolver.session import PendingClarify, PendingConfirm
@@ -87,7 +87,7 @@ def turn(text: str, ctx: Inputs, lexicon: Lexicon, *, fallback: bool) -> Steps:
     draft.timings["compile"] = compile_s
     if llm_s is not None:
         draft.timings["llm"] = llm_s
-    session_update(draft).apply(session)
+    update_session(draft, session)
     audit_failed = yield Send(draft)
     return result(draft, audit_failed=bool(audit_failed), kept=kept)
 

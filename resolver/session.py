@@ -11,6 +11,7 @@ import threading
 from collections import deque
 from dataclasses import dataclass
 from datetime import datetime
+from typing import NamedTuple
 
 from jiayu.ir import Clause, Command, Condition, Timing
 
@@ -57,9 +58,8 @@ class PendingConfirm:
     """Who asked, when the turn named a user: only that user confirms."""
 
 
-@dataclass(frozen=True)
-class Turn:
-    """One finished turn, as remembered."""
+class Turn(NamedTuple):
+    """One finished turn, as remembered (a named tuple: one is made on every turn)."""
 
     text: str
     outcome: str
