@@ -7,13 +7,14 @@ import time
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
+from jiayu.actions import ability_key
 from jiayu.catalog import is_high_risk, params_error
 from jiayu.compiler.build import complaint_of
 from jiayu.compiler.understand import said_words
 from jiayu.grammar.phrases import say
 from jiayu.ir import Clause, Command, Condition, Target
 from jiayu.planner import complaints, conditions, preferences, queries, timers
-from jiayu.planner.device import Meanings, Refusal, needs_read, plan
+from jiayu.planner.device import Refusal, needs_read, plan
 from jiayu.planner.draft import CancelSchedules, Draft, failed
 from jiayu.planner.plan import Batch
 from jiayu.planner.replies import Acknowledged, asked_verb, names_phrase
@@ -146,9 +147,7 @@ def apply(
         clause = replace(clause, value=value)
     commands: list[Command] = []
     refusals: list[str] = []
-    # Shared by the clause's devices: what it means is worked out once per set of
-    # capabilities, not for each of thousands of devices.
-    meanings: Meanings = {}
+    ability = ability_key(clause)  # once for all the clause's devices
     reads = needs_read(clause)
     if reads:
         draft.prefetch(devices)  # every device of the clause in one round trip
@@ -162,7 +161,7 @@ def apply(
                 refusals.append(say("refuse.unreadable_state", name=name, reason=got.reason))
                 continue
             state = got
-        planned = plan(clause, device, state, meanings)
+        planned = plan(clause, device, state, ability)
         if isinstance(planned, Refusal):
             refusals.append(planned.reason)
         else:

@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from jiayu.actions import command_for, value_attribute
+from jiayu.actions import Ability, ability_key, command_for, value_attribute
 from jiayu.catalog import format_number, params_error, value_range
 from jiayu.grammar.phrases import say
 from jiayu.grammar.vocab import HUES, PRESET_ENGLISH, PRESET_TAILS
@@ -46,28 +46,27 @@ class Refusal:
     reason: str
 
 
-Meanings = dict[frozenset[str], tuple[str | None, str | None]]
-"""What one clause means on a device with these capabilities: the command (None when such a
-device cannot do it) and the attribute the clause's value sets (None when it sets none)."""
+Meaning = tuple[str | None, str | None]
+"""What a clause means on a device: the command (None when the device cannot do it) and
+the attribute the clause's value sets (None when it sets none)."""
+
+_MEANINGS: dict[tuple[Ability, frozenset[str]], Meaning] = {}
+"""Meanings worked out so far, by the clause's `ability_key` and the device's capabilities:
+`command_for` and `value_attribute` read nothing else (tests/test_ability_key.py), so the
+same clause on the same kind of device is worked out once per process, not per device and
+turn (所有的灯 is thousands of devices but a handful of capability sets)."""
+_MEANINGS_SIZE = 4096
 
 
 def plan(
     clause: Clause,
     device: Device,
     read: Mapping[str, Any] | None,
-    meanings: Meanings | None = None,
+    ability: Ability | None = None,
 ) -> Command | Refusal:
-    """The command for one device. `read` is its fresh state (needed for relative values).
-
-    `meanings`: when one clause is planned for many devices (所有的灯: thousands of them),
-    one dict for all of them. What the clause means on a device depends on its capabilities
-    alone (executor/actions.py), so it is then worked out once per set of capabilities."""
-    if meanings is None:
-        meanings = {}
-    meaning = meanings.get(device.capabilities)
-    if meaning is None:
-        meaning = meanings[device.capabilities] = _meaning(clause, device)
-    command, attribute = meaning
+    """The command for one device. `read` is its fresh state (needed for relative values);
+    `ability`: the clause's `ability_key`, when the caller plans it for many devices."""
+    command, attribute = meaning(clause, device, ability)
     if command is None:
         return Refusal(device.id, say("refuse.cannot", name=shown(device.name)))
     if attribute is None:
@@ -110,7 +109,18 @@ def plan(
     return Command(device.id, command, params)
 
 
-def _meaning(clause: Clause, device: Device) -> tuple[str | None, str | None]:
+def meaning(clause: Clause, device: Device, ability: Ability | None = None) -> Meaning:
+    """What the clause means on this device, remembered (`ability`: its `ability_key`)."""
+    key = (ability_key(clause) if ability is None else ability, device.capabilities)
+    found = _MEANINGS.get(key)
+    if found is None:
+        if len(_MEANINGS) >= _MEANINGS_SIZE:
+            _MEANINGS.clear()  # bounded; refilled by what is said next
+        found = _MEANINGS[key] = _meaning(clause, device)
+    return found
+
+
+def _meaning(clause: Clause, device: Device) -> Meaning:
     command = command_for(device, clause)
     if command is None or clause.action not in ("set", "adjust") or clause.value is None:
         return command, None

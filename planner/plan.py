@@ -8,7 +8,7 @@ from jiayu.ir import Clause, Command
 from jiayu.planner.timing import Schedule
 
 
-@dataclass
+@dataclass(init=False)
 class Batch:
     """Commands that answer one clause (or one scene), reported together in the reply."""
 
@@ -27,3 +27,15 @@ class Batch:
     """Filled by the runner: what the hub accepted, in order."""
     failed: list[tuple[Command, str]] = field(default_factory=list)
     """Filled by the runner: what the hub refused or could not deliver, with the reason."""
+
+    def __init__(
+        self,
+        commands: list[Command],
+        clause: Clause | None = None,
+        scene: str | None = None,
+        delays: tuple[float, ...] = (),
+    ) -> None:
+        # Written out, as Draft's: made for every clause that sends, and the generated
+        # __init__ tests each default factory before calling it.
+        self.commands, self.clause, self.scene, self.delays = commands, clause, scene, delays
+        self.deferred, self.sent, self.failed = [], [], []

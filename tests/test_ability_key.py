@@ -1,8 +1,10 @@
 """The resolver remembers, across turns, which sets of capabilities can do a clause, keyed by
-`ability_key`: the key must hold everything `can_do` reads of a clause. Property: over any
-sequence of clauses (each with neighbours that differ in one field, so keys collide exactly
-where the key says a field does not matter), the resolver's verdicts
-are exactly `can_do`'s, asked afresh, on every device of the demo home."""
+`ability_key`, and the planner what a clause means on them (its command and the attribute
+it sets): the key must hold everything `can_do`, `command_for` and `value_attribute` read of
+a clause. Property: over any sequence of clauses (each with neighbours that differ in one
+field, so keys collide exactly where the key says a field does not matter), the resolver's
+verdicts are exactly `can_do`'s, and the planner's meanings exactly `_meaning`'s, asked
+afresh, on every device of the demo home."""
 
 from __future__ import annotations
 
@@ -15,6 +17,7 @@ from jiayu.actions import can_do
 from jiayu.grammar.vocab import HUES
 from jiayu.home import Home
 from jiayu.ir import Clause, Place, Target, Value
+from jiayu.planner import device as planner_device
 from jiayu.resolver.names import NameIndex
 from jiayu.resolver.resolve import Resolver
 
@@ -83,3 +86,17 @@ def test_remembered_verdicts_are_can_do(demo_home: Home, said: list[Clause]) -> 
     for clause in said:
         expected = tuple(d.id for d in demo_home.devices if can_do(d, clause))
         assert resolver._able(everyone, clause) == expected, clause
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(neighbours(), min_size=1, max_size=4).map(
+        lambda lists: [c for group in lists for c in group]
+    )
+)
+def test_remembered_meanings_are_worked_out_afresh(demo_home: Home, said: list[Clause]) -> None:
+    planner_device._MEANINGS.clear()  # a fresh memory per example
+    for clause in said:
+        for device in demo_home.devices:
+            remembered = planner_device.meaning(clause, device)
+            assert remembered == planner_device._meaning(clause, device), (clause, device.id)
