@@ -209,7 +209,7 @@ def queue(
         ready.append(command)
         draft.expect(command)  # read earlier in the turn: later reads see this
     if ready or scene is not None:
-        draft.parts.append(Batch(ready, clause, scene))
+        draft.add_batch(Batch(ready, clause, scene))
     if held:
         draft.held.extend(held)
         names = [shown(home.device(c.device).name) for c in held]

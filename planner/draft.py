@@ -139,6 +139,8 @@ class Draft:
     pending: Pending = None
     """The question the session waits on after this turn."""
     parts: list[str | Batch] = field(default_factory=list)
+    batches: list[Batch] = field(default_factory=list)
+    """The Batch parts, in order (`add_batch` keeps both)."""
     outcomes: list[Outcome] = field(default_factory=list)
     held: list[Command] = field(default_factory=list)
     answers: list[dict[str, Any]] = field(default_factory=list)
@@ -178,7 +180,8 @@ class Draft:
         # of a 3,000-bytecode turn; this runs half as many.
         self.text, self.ctx, self.known, self.written = text, ctx, known, written
         self.pending_in, self.pending = pending_in, None
-        self.parts, self.outcomes, self.held, self.answers = [], [], [], []
+        self.parts, self.batches, self.outcomes, self.held = [], [], [], []
+        self.answers = []
         self.options, self.failures, self.devices, self.scheduled = [], [], [], []
         self.asked = self.stop_scene = False
         self.overlay, self.planned, self.timings = {}, set(), {}
@@ -198,9 +201,10 @@ class Draft:
     def session(self) -> Session:
         return self.ctx.session
 
-    @property
-    def batches(self) -> list[Batch]:
-        return [p for p in self.parts if isinstance(p, Batch)]
+    def add_batch(self, batch: Batch) -> None:
+        """Commands to send, reported where they stand among the replies."""
+        self.parts.append(batch)
+        self.batches.append(batch)
 
     def sent(self) -> list[Command]:
         return [c for b in self.batches for c in b.sent]
