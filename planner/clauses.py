@@ -190,12 +190,14 @@ def queue(
     home = draft.home
     ready: list[Command] = []
     held: list[Command] = []
+    # Looked up once: a whole-home turn queues thousands of commands.
+    queued, device_of, overlay = draft.planned, home.device, draft.overlay
     for command in commands:
-        planned = len(draft.planned)
-        draft.planned.add(command)  # (added, then counted: one hash, not two)
-        if len(draft.planned) == planned:
+        count = len(queued)
+        queued.add(command)  # (added, then counted: one hash, not two)
+        if len(queued) == count:
             continue  # 客厅灯和客厅灯: one device gets one identical command per turn
-        device = home.device(command.device)
+        device = device_of(command.device)
         error = params_error(device, command.command, command.params)
         if error is not None:  # never send what the schema refuses
             draft.failures.append(
@@ -207,7 +209,8 @@ def queue(
             held.append(command)
             continue
         ready.append(command)
-        draft.expect(command)  # read earlier in the turn: later reads see this
+        if overlay:  # a device read earlier in the turn: later reads see this command
+            draft.expect(command)
     if ready or scene is not None:
         draft.add_batch(Batch(ready, clause, scene))
     if held:
