@@ -219,10 +219,10 @@ class Lexicon:
     def lex(self, text: str) -> list[Token]:
         """Segment a normalised utterance into tokens (fillers included, for explanation)."""
         numbers = _numbers(text)  # scanned once, for both passes
-        path, unknown = self._segment(text, numbers, use_pinyin=False)
+        back, unknown = self._segment(text, numbers, use_pinyin=False)
         if unknown:
-            path, _ = self._segment(text, numbers, use_pinyin=True)
-        tokens = _tokens(text, path)
+            back, _ = self._segment(text, numbers, use_pinyin=True)
+        tokens = _tokens(text, back)
         if "的" in text or "里" in text or "嘅" in text:  # every 的 word has one (_DE_WORD)
             tokens = self._names_across_de(text, tokens)  # most utterances have none
         return _word_roles(tokens)
@@ -279,8 +279,9 @@ class Lexicon:
 
     def _segment(
         self, text: str, numbers: dict[int, list[tuple[int, Any]]], *, use_pinyin: bool
-    ) -> tuple[list[tuple[int, int, Any, MatchKind]], bool]:
-        """The best segmentation, and whether it leaves any character unknown."""
+    ) -> tuple[list[tuple[int, Any, MatchKind]], bool]:
+        """The best segmentation, as how it ends at each offset (_tokens reads it from the
+        end), and whether it leaves any character unknown."""
         n = len(text)
         # The cost of a segmentation is (unknown chars, pinyin-matched tokens, tokens), packed
         # into one int of three `width`-bit fields so that ints compare as the tuples would,
@@ -301,16 +302,22 @@ class Lexicon:
         # Every offset is reached (at worst by an unknown character from the one before), so
         # best[i] is always a real cost here; a strictly cheaper cost replaces a kept one, so
         # among equals the first found wins.
+        get = words.get
         for i in range(n):
             step = best[i] + 1
             # No beginning of a word is longer than the longest word: the lookups stop there.
-            for end in range(i + 1, n + 1):
-                entry = words.get(text[i:end], _ABSENT)
-                if entry is _ABSENT:
-                    break
+            # A while loop, not `for end in range(...)`: a range per offset cost a fifth of
+            # the segmentation (7.0 → 5.6 µs an utterance, /tmp/lexfast/segvar.py).
+            end = i + 1
+            entry = get(text[i:end], _ABSENT)
+            while entry is not _ABSENT:
                 if entry is not None and step < best[end]:
                     best[end] = step
                     back[end] = (i, entry, entry.match)
+                if end == n:
+                    break
+                end += 1
+                entry = get(text[i:end], _ABSENT)
             if i in numbers:
                 for end, value in numbers[i]:
                     if step < best[end]:
@@ -342,14 +349,7 @@ class Lexicon:
             if step + unknown < best[i + 1]:
                 best[i + 1] = step + unknown
                 back[i + 1] = (i, None, "unknown")
-        path: list[tuple[int, int, Any, MatchKind]] = []
-        end = n
-        while end > 0:
-            start, what, match = back[end]
-            path.append((start, end, what, match))
-            end = start
-        path.reverse()
-        return path, best[n] >= unknown  # the unknown count is the cost's top field
+        return back, best[n] >= unknown  # the unknown count is the cost's top field
 
     def _exact_interiors(self, text: str) -> frozenset[int]:
         """Offsets strictly inside a word of two or more characters said exactly: a pinyin
@@ -400,37 +400,48 @@ def _numbers(text: str) -> dict[int, list[tuple[int, Any]]]:
     return found
 
 
-def _tokens(text: str, path: list[tuple[int, int, Any, MatchKind]]) -> list[Token]:
+def _tokens(text: str, back: list[tuple[int, Any, MatchKind]]) -> list[Token]:
+    """The tokens of a segmentation (Lexicon._segment), read from its end back to its start
+    (no list of its steps is made only to be read once), then turned round."""
     tokens: list[Token] = []
     # A run of unknown characters is one token, made once the run ends: English or another
     # domain's words leave dozens of them, and making a Token for each character only to
     # merge it into the next was much of what compiling them cost.
-    unknown_from = -1
-    for start, end, what, match in path:
+    unknown_to = -1
+    end = len(text)
+    while end > 0:
+        start, what, match = back[end]
         if what is None:
-            if unknown_from < 0:
-                unknown_from = start
+            if unknown_to < 0:
+                unknown_to = end
+            end = start
             continue
-        if unknown_from >= 0:
-            tokens.append(_unknown(text, unknown_from, start))
-            unknown_from = -1
+        if unknown_to >= 0:
+            tokens.append(_unknown(text, end, unknown_to))
+            unknown_to = -1
         said = text[start:end]
-        if isinstance(what, Entry) and what.kind == COMPOUND:
-            at = start
-            for kind, canonical, value, length in what.value:
-                tokens.append(Token(kind, canonical, text[at : at + length], at, match, value))
-                at += length
-        elif isinstance(what, Entry):
-            tokens.append(Token(what.kind, what.canonical, said, start, match, what.value))
+        if type(what) is Entry:
+            if what.kind == COMPOUND:
+                # Its parts are read from its start: one may be said in no character (停洗衣:
+                # the washer is understood, not said).
+                at, parts = start, []
+                for kind, canonical, value, length in what.value:
+                    parts.append(Token(kind, canonical, text[at : at + length], at, match, value))
+                    at += length
+                tokens += reversed(parts)
+            else:
+                tokens.append(Token(what.kind, what.canonical, said, start, match, what.value))
         elif isinstance(what, Timing):
             tokens.append(Token("TIME", said, said, start, "exact", what))
         elif isinstance(what, _Tenths):
-            tokens.append(Token("NUM", said[:-1], said[:-1], start, "exact", float(what)))
             tokens.append(Token("PCT", "成", "成", end - 1, "exact", "%"))
+            tokens.append(Token("NUM", said[:-1], said[:-1], start, "exact", float(what)))
         else:
             tokens.append(Token("NUM", said, said, start, "exact", what))
-    if unknown_from >= 0:
-        tokens.append(_unknown(text, unknown_from, len(text)))
+        end = start
+    if unknown_to >= 0:
+        tokens.append(_unknown(text, 0, unknown_to))
+    tokens.reverse()
     return tokens
 
 
