@@ -84,8 +84,10 @@ def _fixed_entries(*, soft: bool) -> dict[str, Entry]:
     return entries
 
 
-_ABSENT: Any = object()
-"""What the segmenter's lookup gives for a span that begins no word."""
+_Word = tuple[Entry | None, MatchKind, bool]
+"""What the segmenter finds for a span: (its entry, how it matches, whether it begins a longer
+word); _PREFIX when it only begins longer words (Lexicon.__init__)."""
+_PREFIX: _Word = (None, "unknown", True)
 _FIXED = _fixed_entries(soft=False)
 _SOFT = _fixed_entries(soft=True)
 
@@ -162,19 +164,21 @@ class Lexicon:
         self.name_chars: frozenset[str] = name_chars
         """Every character of the home's names: an unknown word sharing none of them is no
         slip of a name (compiler/parse.py)."""
-        # Every beginning of a word, with the word's entry when it is one itself (None when
-        # it only begins longer words): one lookup per span tells the segmenter both whether
-        # to go on and what it found.
-        words: dict[str, Entry | None] = {}
+        # Every beginning of a word: (the word's entry and how it matches, or None twice when
+        # it only begins longer words; whether it begins a longer one). One lookup per span
+        # tells the segmenter what it found and whether to go on, without touching the entry:
+        # a span past a word no longer one begins is not looked up at all.
+        words: dict[str, _Word] = {}
         for word in self.entries:
             # Longest first, stopping at one already there: then so are all shorter ones.
             # Names in a big home share long prefixes (305房间台灯, 305房间空调).
-            for end in range(len(word), 0, -1):
+            for end in range(len(word) - 1, 0, -1):
                 prefix = word[:end]
                 if prefix in words:
                     break
-                words[prefix] = None
-        words.update(self.entries)
+                words[prefix] = _PREFIX
+        for word, entry in self.entries.items():
+            words[word] = (entry, entry.match, word in words)
         self._words = words
         self._max_len = max(map(len, self.entries))
         # The two characters either side of each place a name could be split by 的 (插排|插座2
@@ -309,15 +313,16 @@ class Lexicon:
             # A while loop, not `for end in range(...)`: a range per offset cost a fifth of
             # the segmentation (7.0 → 5.6 µs an utterance, /tmp/lexfast/segvar.py).
             end = i + 1
-            entry = get(text[i:end], _ABSENT)
-            while entry is not _ABSENT:
+            word = get(text[i:end])
+            while word is not None:
+                entry, match, more = word
                 if entry is not None and step < best[end]:
                     best[end] = step
-                    back[end] = (i, entry, entry.match)
-                if end == n:
+                    back[end] = (i, entry, match)
+                if not more or end == n:
                     break
                 end += 1
-                entry = get(text[i:end], _ABSENT)
+                word = get(text[i:end])
             if i in numbers:
                 for end, value in numbers[i]:
                     if step < best[end]:
@@ -337,7 +342,9 @@ class Lexicon:
                     # A word of the same kind said exactly at the start of the span, with
                     # more after it: the reading would add only the rest (灯侊 is 灯 and
                     # noise, not 灯光).
-                    said = {w.kind for j in range(i + 1, end) if (w := words.get(text[i:j]))}
+                    said = {
+                        w.kind for j in range(i + 1, end) if (w := words.get(text[i:j], _PREFIX)[0])
+                    }
                     for entry in matches:
                         if end - i == 1 and entry.kind not in _ONE_SYLLABLE_KINDS:
                             continue
@@ -358,9 +365,10 @@ class Lexicon:
         words, max_len = self._words, self._max_len
         for i in range(len(text)):
             for end in range(i + 2, min(i + max_len, len(text)) + 1):
-                entry = words.get(text[i:end], _ABSENT)
-                if entry is _ABSENT:
+                word = words.get(text[i:end])
+                if word is None:
                     break
+                entry = word[0]
                 if entry is not None and entry.kind != FILLER:
                     inside.update(range(i + 1, end))
         return frozenset(inside)
@@ -421,16 +429,17 @@ def _tokens(text: str, back: list[tuple[int, Any, MatchKind]]) -> list[Token]:
             unknown_to = -1
         said = text[start:end]
         if type(what) is Entry:
-            if what.kind == COMPOUND:
+            kind, value, canonical, _ = what  # one unpacking, not three attribute lookups
+            if kind == COMPOUND:
                 # Its parts are read from its start: one may be said in no character (停洗衣:
                 # the washer is understood, not said).
                 at, parts = start, []
-                for kind, canonical, value, length in what.value:
-                    parts.append(Token(kind, canonical, text[at : at + length], at, match, value))
+                for part, surface, meant, length in value:
+                    parts.append(Token(part, surface, text[at : at + length], at, match, meant))
                     at += length
                 tokens += reversed(parts)
             else:
-                tokens.append(Token(what.kind, what.canonical, said, start, match, what.value))
+                tokens.append(Token(kind, canonical, said, start, match, value))
         elif isinstance(what, Timing):
             tokens.append(Token("TIME", said, said, start, "exact", what))
         elif isinstance(what, _Tenths):
@@ -490,6 +499,8 @@ def _word_roles(tokens: list[Token]) -> list[Token]:
         tokens = _adverbs(tokens)
     if not kinds.isdisjoint(_ROLE_KINDS) or ("ON" in kinds and "NUM" in kinds):
         tokens = _roles(tokens)
+    if kinds.isdisjoint(_SPOKEN_READS):
+        return tokens  # most utterances: not even a copy of the list is made
     return _spoken(tokens, kinds)
 
 
@@ -702,6 +713,8 @@ def _spoken(tokens: list[Token], kinds: set[str]) -> list[Token]:
 
 # The kinds _clause_roles may change: without one of them it changes nothing.
 _SPOKEN_KINDS = frozenset({"ANY", "IT", "YIDIAN", "DOU", "CANCEL"})
+# The kinds without which _spoken changes nothing (_roles makes NEG a CANCEL).
+_SPOKEN_READS = _SPOKEN_KINDS | {"CONFIRM", "NEG"}
 
 
 def _clause_roles(out: list[Token], clause: list[int]) -> None:
