@@ -64,4 +64,5 @@ def test_the_segmenter_finds_what_every_span_looked_up_finds(text: str) -> None:
     back, unknown = _LEXICON._segment(text, _numbers(text), use_pinyin=False)
     plain_back, plain_unknown = _plain_segment(_LEXICON, text)
     assert unknown == plain_unknown
-    assert _tokens(text, back) == _tokens(text, plain_back)
+    if not unknown:  # else the utterance is segmented again, with pinyin (Lexicon.lex)
+        assert _tokens(text, back) == _tokens(text, plain_back)
