@@ -222,10 +222,11 @@ class Lexicon:
 
     def lex(self, text: str) -> list[Token]:
         """Segment a normalised utterance into tokens (fillers included, for explanation)."""
-        numbers = _numbers(text)  # scanned once, for both passes
-        back, unknown = self._segment(text, numbers, use_pinyin=False)
+        # A time needs one of these words; most utterances have none, so never scan for one.
+        timely = _TIME_WORD.search(text) is not None
+        back, unknown = self._segment(text, timely, use_pinyin=False)
         if unknown:
-            back, _ = self._segment(text, numbers, use_pinyin=True)
+            back, _ = self._segment(text, timely, use_pinyin=True)
         tokens = _tokens(text, back)
         if "的" in text or "里" in text or "嘅" in text:  # every 的 word has one (_DE_WORD)
             tokens = self._names_across_de(text, tokens)  # most utterances have none
@@ -282,7 +283,7 @@ class Lexicon:
         return None
 
     def _segment(
-        self, text: str, numbers: dict[int, list[tuple[int, Any]]], *, use_pinyin: bool
+        self, text: str, timely: bool, *, use_pinyin: bool
     ) -> tuple[list[tuple[int, Any, MatchKind]], bool]:
         """The best segmentation, as how it ends at each offset (_tokens reads it from the
         end), and whether it leaves any character unknown. Without pinyin, a segmentation that
@@ -300,6 +301,9 @@ class Lexicon:
         # back = (start, entry, match): how the best segmentation up to an offset ends.
         back: list[tuple[int, Any, MatchKind]] = [(0, None, "unknown")] * (n + 1)
         words = self._words
+        # Where a number (or, in a timely utterance, a time) may start: a cheap test before
+        # scanning for one, made only where a word may start too.
+        starts = TIME_START if timely else NUMBER_START
         sounds, sound_starts = self._sounds() if use_pinyin else ({}, frozenset())
         inside = self._exact_interiors(text) if use_pinyin else frozenset()
         # Each character's reading, once: said_key reads every character on its own, so the
@@ -325,7 +329,8 @@ class Lexicon:
             # A while loop, not `for end in range(...)`: a range per offset cost a fifth of
             # the segmentation (7.0 → 5.6 µs an utterance, /tmp/lexfast/segvar.py).
             end = i + 1
-            word = get(text[i:end])
+            ch = text[i]
+            word = get(ch)
             while word is not None:
                 entry, match, more = word
                 if entry is not None and step < best[end]:
@@ -335,8 +340,8 @@ class Lexicon:
                     break
                 end += 1
                 word = get(text[i:end])
-            if i in numbers:
-                for end, value in numbers[i]:
+            if ch in starts:
+                for end, value in _numbers_at(text, i, timely):
                     if step < best[end]:
                         best[end] = step
                         back[end] = (i, value, "exact")
@@ -387,33 +392,27 @@ class _Tenths(float):
     """A number said in tenths (三成): 30, in percent."""
 
 
-_NUMBER_START = re.compile("[" + re.escape("".join(sorted(NUMBER_START))) + "]")
 _TIME_WORD = re.compile("|".join(map(re.escape, TIME_WORDS)))
 
 
-def _numbers(text: str) -> dict[int, list[tuple[int, Any]]]:
-    """The numbers and times said in `text`, by where they start: (end, value or Timing),
-    a number before a time, as the segmenter tries them (of equal costs, the first wins)."""
-    found: dict[int, list[tuple[int, Any]]] = {}
-    # A time needs one of these words; most utterances have none, so never scan for one.
-    timely = TIME_START if _TIME_WORD.search(text) else frozenset()
-    # Most utterances have no time word and one number or none: then only the offsets where
-    # a number may start are looked at.
-    offsets = (
-        enumerate(text) if timely else ((m.start(), m[0]) for m in _NUMBER_START.finditer(text))
-    )
-    for i, ch in offsets:
-        if ch in NUMBER_START:
-            number = scan_number(text, i)
-            if number is not None:
-                end, value = number
-                if text.startswith("成", end) and 0 < value <= 10:
-                    end, value = end + 1, _Tenths(value * 10)  # 三成 is 30%
-                found.setdefault(i, []).append((end, value))
-        if ch in timely:
-            timing = scan_time(text, i)
-            if timing is not None:
-                found.setdefault(i, []).append(timing)
+def _numbers_at(text: str, i: int, timely: bool) -> list[tuple[int, Any]]:
+    """The number and the time said from `i` (a time only when `timely`), as (end, value or
+    Timing): the number first, as the segmenter tries them (of equal costs, the first wins).
+    Scanned for by the segmenter only where a word may start: not from the 0 of 30, which only
+    an unknown 3 reaches."""
+    found: list[tuple[int, Any]] = []
+    ch = text[i]
+    if ch in NUMBER_START:
+        number = scan_number(text, i)
+        if number is not None:
+            end, value = number
+            if text.startswith("成", end) and 0 < value <= 10:
+                end, value = end + 1, _Tenths(value * 10)  # 三成 is 30%
+            found.append((end, value))
+    if timely and ch in TIME_START:
+        timing = scan_time(text, i)
+        if timing is not None:
+            found.append(timing)
     return found
 
 

@@ -10,7 +10,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from jiayu.cli import demo_home_path
-from jiayu.compiler.lexicon import Lexicon, _numbers, _tokens
+from jiayu.compiler.lexicon import _TIME_WORD, Lexicon, _numbers_at, _tokens
 from jiayu.home import load_home
 from jiayu.ir import MatchKind
 
@@ -26,7 +26,7 @@ def _plain_segment(lexicon: Lexicon, text: str) -> tuple[Back, bool]:
     best: list[tuple[int, int]] = [(n + 1, 0)] * (n + 1)
     best[0] = (0, 0)
     back: Back = [(0, None, "unknown")] * (n + 1)
-    numbers = _numbers(text)
+    timely = _TIME_WORD.search(text) is not None
     for i in range(n):
         unknown, tokens = best[i]
         step = (unknown, tokens + 1)
@@ -34,7 +34,7 @@ def _plain_segment(lexicon: Lexicon, text: str) -> tuple[Back, bool]:
             entry = lexicon.entries.get(text[i:end])
             if entry is not None and step < best[end]:
                 best[end], back[end] = step, (i, entry, entry.match)
-        for end, value in numbers.get(i, ()):
+        for end, value in _numbers_at(text, i, timely):
             if step < best[end]:
                 best[end], back[end] = step, (i, value, "exact")
         if (unknown + 1, tokens + 1) < best[i + 1]:
@@ -51,7 +51,9 @@ _PIECES = st.one_of(
     st.sampled_from(_WORDS),
     st.sampled_from(_WORDS).flatmap(lambda w: st.integers(1, len(w)).map(lambda k: w[:k])),
     st.sampled_from(_WORDS).flatmap(lambda w: st.integers(0, len(w) - 1).map(lambda k: w[k:])),
-    st.sampled_from(["3", "30", "2700", "一", "两", "三成", "零下五"]),
+    st.sampled_from(
+        ["3", "30", "2700", "一", "两", "三成", "零下五", "半小时后", "晚上十点", "21:30"]
+    ),
     st.sampled_from("侊乭仸的了吧"),
 )
 
@@ -61,7 +63,8 @@ _PIECES = st.one_of(
 @example("关小白")  # 关小|白 and 关|小白 cost the same: the first found wins
 @example("调到30")  # a number is tried from each of its digits (调到3|0 too)
 def test_the_segmenter_finds_what_every_span_looked_up_finds(text: str) -> None:
-    back, unknown = _LEXICON._segment(text, _numbers(text), use_pinyin=False)
+    timely = _TIME_WORD.search(text) is not None
+    back, unknown = _LEXICON._segment(text, timely, use_pinyin=False)
     plain_back, plain_unknown = _plain_segment(_LEXICON, text)
     assert unknown == plain_unknown
     if not unknown:  # else the utterance is segmented again, with pinyin (Lexicon.lex)
