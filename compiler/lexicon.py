@@ -304,11 +304,12 @@ class Lexicon:
         # Where a number (or, in a timely utterance, a time) may start: a cheap test before
         # scanning for one, made only where a word may start too.
         starts = TIME_START if timely else NUMBER_START
-        sounds, sound_starts = self._sounds() if use_pinyin else ({}, frozenset())
-        inside = self._exact_interiors(text) if use_pinyin else frozenset()
-        # Each character's reading, once: said_key reads every character on its own, so the
-        # key of text[i:end] is " ".join(heard[i:end]).
-        heard = [char_key(ch) for ch in text] if use_pinyin else []
+        if use_pinyin:  # only read below when use_pinyin: nothing is made for the exact pass
+            sounds, sound_starts = self._sounds()
+            inside = self._exact_interiors(text)
+            # Each character's reading, once: said_key reads every character on its own, so
+            # the key of text[i:end] is " ".join(heard[i:end]).
+            heard = [char_key(ch) for ch in text]
         # Every offset is reached (at worst by an unknown character from the one before), so
         # best[i] is always a real cost here; a strictly cheaper cost replaces a kept one, so
         # among equals the first found wins.
