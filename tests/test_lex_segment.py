@@ -1,6 +1,8 @@
-"""The segmenter's fast lookups (a while loop over one dict of every word's beginnings, which
-says whether a word begins a longer one so the lookups stop early) must find the segmentation
-the plain dynamic programme over every span finds, ties broken the same way."""
+"""The segmenter's shortcuts (one dict of every word's beginnings that says whether a word
+begins a longer one, so the lookups stop early; no word or number looked for from an offset only
+an unknown character reaches) must find the segmentation the plain dynamic programme over every
+span and every offset finds, ties broken the same way, whenever it leaves nothing unknown; and
+leave something unknown exactly when that does."""
 
 from __future__ import annotations
 
