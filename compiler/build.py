@@ -858,38 +858,13 @@ class Builder:
                         parts.append([])
                     else:
                         parts[-1].append(word)
-                read = [self._one_target(part) for part in parts]
-                break
-        else:
-            target = self._one_target(items)
-            if _has_what(target):
-                return [target]  # most runs: one part, which names what it means
-            read = [target]  # read once: 客厅的 (a place, then an attribute) is common too
-        targets: list[Target] = []
-        pending_places: list[Place] = []
-        shared: dict[str, Any] = {}
-        for target in read:
-            if not _has_what(target):
-                # 客厅和卧室的灯: a part that is only places shares the next part's noun.
-                pending_places.extend(target.places)
-                shared = _merge_shared(shared, target)
-                continue
-            if pending_places or shared:
-                target = _replace(target, places=(*pending_places, *target.places), **shared)
-            pending_places, shared = [], {}
-            targets.append(target)
-        if pending_places or not targets:
-            targets.append(_apply_shared(Target(places=tuple(pending_places)), shared))
-        # 所有 said once before 客厅和卧室的灯 (or 都 after 灯和空调) applies to every part.
-        quantifier: Quantifier = next(
-            (t.quantifier for t in targets if t.quantifier != "one"), "one"
-        )
-        if quantifier == "one":
-            return targets
-        return [
-            _replace(t, quantifier=quantifier) if t.quantifier == "one" and t.count is None else t
-            for t in targets
-        ]
+                return _joined_parts([self._one_target(part) for part in parts])
+        target = self._one_target(items)
+        if _has_what(target) or (target.count is None and target.device_type is None):
+            # Most runs are one part, which names what it means, or is only places (客厅的)
+            # and so already what _joined_parts would make of it (test_build_fast.py).
+            return [target]
+        return _joined_parts([target])
 
     def _one_target(self, part: Sequence[Any]) -> Target:
         places: list[Place] = []
@@ -943,6 +918,34 @@ def _mention(names: list[Token]) -> Mention | None:
         return Mention(names[0].text, names[0].said, names[0].match)
     worst = max((n.match for n in names), key=_MATCH_RANK.__getitem__)
     return Mention("".join(n.text for n in names), "".join(n.said for n in names), worst)
+
+
+def _joined_parts(read: list[Target]) -> list[Target]:
+    """The targets of the AND-separated parts of a run, as each was read: a part that is only
+    places shares the next part's noun, and a quantifier said once applies to every part."""
+    targets: list[Target] = []
+    pending_places: list[Place] = []
+    shared: dict[str, Any] = {}
+    for target in read:
+        if not _has_what(target):
+            # 客厅和卧室的灯: a part that is only places shares the next part's noun.
+            pending_places.extend(target.places)
+            shared = _merge_shared(shared, target)
+            continue
+        if pending_places or shared:
+            target = _replace(target, places=(*pending_places, *target.places), **shared)
+        pending_places, shared = [], {}
+        targets.append(target)
+    if pending_places or not targets:
+        targets.append(_apply_shared(Target(places=tuple(pending_places)), shared))
+    # 所有 said once before 客厅和卧室的灯 (or 都 after 灯和空调) applies to every part.
+    quantifier: Quantifier = next((t.quantifier for t in targets if t.quantifier != "one"), "one")
+    if quantifier == "one":
+        return targets
+    return [
+        _replace(t, quantifier=quantifier) if t.quantifier == "one" and t.count is None else t
+        for t in targets
+    ]
 
 
 def _tails(tail: Tail | list[Tail]) -> list[Tail]:

@@ -11,9 +11,9 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from jiayu.compiler.build import Builder, Unsupported, builder_of
+from jiayu.compiler.build import Builder, Unsupported, _joined_parts, builder_of
 from jiayu.compiler.confidence import CERTAIN, confidence
-from jiayu.compiler.lalr import Node
+from jiayu.compiler.lalr import Leaf, Node
 from jiayu.compiler.lexicon import FILLER, Lexicon
 from jiayu.compiler.parse import _outside, parse_kinds
 from jiayu.grammar.vocab import TABLES
@@ -89,3 +89,14 @@ def test_the_shortcuts_can_fail() -> None:
         _, _, words = _words(text)
         seen |= {t.match for t in words} | {t.kind for t in words}
     assert {"unknown", "NOT_HOME", "exact"} <= seen
+
+
+@settings(max_examples=400, deadline=None)
+@given(_SAID)
+def test_a_run_of_one_part_is_what_joining_its_parts_makes_of_it(text: str) -> None:
+    """_split returns a one-part run as it was read when it names what it means or is only
+    places; joining the parts must give the same (place-only runs are common: 客厅的)."""
+    _, _, words = _words(text)
+    run = [Leaf(t.kind, i) for i, t in enumerate(words) if t.kind != "AND"]
+    builder = Builder(words)
+    assert builder._split(run) == _joined_parts([builder._one_target(run)])
