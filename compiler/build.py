@@ -166,7 +166,9 @@ Build = Callable[..., Body]
 
 _BUILDS: dict[str, Build] = {}
 """The build function of each tree shape (its rules and how many children each has), by its
-source: random word sequences make a few hundred shapes, people's sentences a few dozen."""
+source: people's sentences make a few dozen shapes, random word sequences a few hundred."""
+BUILDS_KEPT = 2048
+"""Build functions kept (~3 KB each); a new shape costs 50–130 µs to write, once."""
 
 
 def builder_of(tree: Node) -> tuple[Build, tuple[Leaf, ...]]:
@@ -201,6 +203,8 @@ def builder_of(tree: Node) -> tuple[Build, tuple[Leaf, ...]]:
     if build is None:
         made: dict[str, Any] = {}
         exec(source, {}, made)
+        if len(_BUILDS) >= BUILDS_KEPT:
+            _BUILDS.clear()  # bounded, as the trees are (compiler/parse.py)
         build = _BUILDS[source] = made["build"]
     return build, tuple(leaves)
 
