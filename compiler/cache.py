@@ -21,7 +21,7 @@ from collections.abc import Callable
 from typing import Any
 
 from jiayu.compiler.lexicon import Lexicon
-from jiayu.compiler.parse import compile_text
+from jiayu.compiler.parse import compile_normalized, compile_text
 from jiayu.compiler.understand import plainly_understood
 from jiayu.ir import Compiled, to_json
 from jiayu.text import MAX_LENGTH, normalize
@@ -77,7 +77,7 @@ class CompileCache:
             if kept is not None:
                 self._kept[key] = kept
                 return kept
-        kept = Compile(compile_text(text, lexicon))
+        kept = Compile(compile_normalized(text, key, lexicon))
         with self._lock:
             while len(self._kept) >= self._size:
                 del self._kept[next(iter(self._kept))]

@@ -16,6 +16,8 @@ CONFIDENCE_THRESHOLD = 0.6
 """Below this the engine asks the LLM fallback (when configured) before trusting the grammar."""
 
 _FACTORS = {"exact": 1.0, "alias": 1.0, "pinyin": 0.85, "fuzzy": 0.7, "unknown": 0.55}
+CERTAIN = frozenset(match for match, factor in _FACTORS.items() if factor == 1.0)
+"""How a token may match at no cost: tokens matched only so have confidence 1.0."""
 
 
 def confidence(tokens: Iterable[Token]) -> float:

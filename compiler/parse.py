@@ -7,10 +7,11 @@ process (compiler/lalr.py). A home change rebuilds only the lexicon (compiler/le
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import NamedTuple
 
-from jiayu.compiler.build import Builder, Unsupported
-from jiayu.compiler.confidence import confidence
-from jiayu.compiler.lalr import Node, Stuck, tables
+from jiayu.compiler.build import Build, Builder, Unsupported, builder_of
+from jiayu.compiler.confidence import CERTAIN, confidence
+from jiayu.compiler.lalr import Leaf, Node, Stuck, tables
 from jiayu.compiler.lexicon import FILLER, Lexicon
 from jiayu.ir import Compiled, NoParse, Parse, Token
 from jiayu.text import MAX_LENGTH, normalize
@@ -21,28 +22,50 @@ MAX_CLAUSES = 20
 TREE_CACHE_SIZE = 4096
 """Parse trees kept, by the sequence of token kinds they were parsed from."""
 
-_trees: dict[tuple[str, ...], Node | Stuck] = {}
+
+class _Parsed(NamedTuple):
+    """A parse tree, and its build function and words (compiler/build.py builder_of)."""
+
+    tree: Node
+    build: Build
+    leaves: tuple[Leaf, ...]
 
 
-def parse_kinds(kinds: tuple[str, ...]) -> Node | Stuck:
-    """The parse tree of a sequence of token kinds, or where it got stuck.
+_trees: dict[tuple[str, ...], _Parsed | Stuck] = {}
+
+
+def _parsed(kinds: tuple[str, ...]) -> _Parsed | Stuck:
+    """The parse of a sequence of token kinds, or where it got stuck.
 
     The tree depends on the kinds alone (its leaves carry only the kind and the index into
     the utterance's words, which the Builder reads), and people say the same few shapes
-    again and again, so trees are kept by kind sequence: a hit skips the LALR parse. The
-    Builder never changes a tree, so a kept one is shared between threads safely."""
+    again and again, so trees are kept by kind sequence, with their build function: a hit
+    skips the LALR parse. The Builder never changes a tree, so a kept one is shared between
+    threads safely."""
     found = _trees.get(kinds)
     if found is None:
-        found = tables().parse(kinds)
+        tree = tables().parse(kinds)
+        found = tree if isinstance(tree, Stuck) else _Parsed(tree, *builder_of(tree))
         if len(_trees) >= TREE_CACHE_SIZE:
             _trees.clear()  # bounded; refilled by what is said next
         _trees[kinds] = found
     return found
 
 
+def parse_kinds(kinds: tuple[str, ...]) -> Node | Stuck:
+    """The parse tree of a sequence of token kinds, or where it got stuck."""
+    found = _parsed(kinds)
+    return found if isinstance(found, Stuck) else found.tree
+
+
 def compile_text(text: str, lexicon: Lexicon) -> Compiled:
     """Compile one utterance; never raises for any input string."""
-    norm = normalize(text)
+    return compile_normalized(text, normalize(text), lexicon)
+
+
+def compile_normalized(text: str, norm: str, lexicon: Lexicon) -> Compiled:
+    """compile_text of `text` whose normal form `norm` the caller has already (the compile
+    cache keys by it)."""
     if not norm:
         return NoParse(norm, 0, "empty", "nothing was said")
     if len(text) > MAX_LENGTH:
@@ -53,9 +76,13 @@ def compile_text(text: str, lexicon: Lexicon) -> Compiled:
     words = [t for t in tokens if t.kind != FILLER]
     if not words:
         return NoParse(norm, 0, "no_words", "only fillers or politeness", tuple(tokens))
-    outside = _outside(norm, words, tokens, lexicon.name_chars)
-    if outside is not None:
-        return outside
+    kinds = tuple([t.kind for t in words])
+    matches = {t.match for t in words}
+    # Most utterances have no unknown word and none of another domain: nothing to look for.
+    if "unknown" in matches or "NOT_HOME" in kinds:
+        outside = _outside(norm, words, tokens, lexicon.name_chars)
+        if outside is not None:
+            return outside
     if words[-1].kind == "SEP" and words[-1].text.isalnum():
         # 打开客厅灯然后 / …同时: a connective word last means the rest was cut off (or was
         # not a connective at all: 佟侍 heard as 同时). Acting on the first half is acting on
@@ -67,11 +94,11 @@ def compile_text(text: str, lexicon: Lexicon) -> Compiled:
             f"the sentence stops after “{words[-1].said}”: what was to follow is missing",
             tuple(tokens),
         )
-    tree = parse_kinds(tuple(t.kind for t in words))
-    if isinstance(tree, Stuck):
-        return _no_parse(norm, words, tokens, tree)
+    parsed = _parsed(kinds)
+    if isinstance(parsed, Stuck):
+        return _no_parse(norm, words, tokens, parsed)
     try:
-        body = Builder(words).build(tree)
+        body = parsed.build(Builder(words), *parsed.leaves)
     except Unsupported as err:
         return NoParse(norm, err.position, err.reason, str(err), tuple(tokens))
     if len(body.clauses) > MAX_CLAUSES:
@@ -82,7 +109,8 @@ def compile_text(text: str, lexicon: Lexicon) -> Compiled:
             f"more than {MAX_CLAUSES} actions in one utterance",
             tuple(tokens),
         )
-    return Parse(norm, body.clauses, confidence(words), tuple(tokens))
+    sure = 1.0 if matches <= CERTAIN else confidence(words)  # most words are said exactly
+    return Parse(norm, body.clauses, sure, tuple(tokens))
 
 
 # Words that make an utterance about the home: without one, unknown words are another

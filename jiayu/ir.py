@@ -48,7 +48,7 @@ PlaceKind = Literal["room", "floor", "group", "home", "this_room", "other_rooms"
 _Frozen = TypeVar("_Frozen", bound=type)
 
 
-def _filled_directly(cls: _Frozen) -> _Frozen:
+def filled_directly(cls: _Frozen) -> _Frozen:
     """Give a frozen dataclass an __init__ that fills the new instance's __dict__ directly.
 
     The __init__ dataclasses writes for a frozen class calls object.__setattr__ once per
@@ -72,7 +72,7 @@ def _filled_directly(cls: _Frozen) -> _Frozen:
     return cls
 
 
-@_filled_directly
+@filled_directly
 @dataclass(frozen=True)
 class Mention:
     """A name said in the utterance, and how the lexer recognised it."""
@@ -85,7 +85,7 @@ class Mention:
     """How it matched: exact, alias, pinyin (toneless), fuzzy or unknown."""
 
 
-@_filled_directly
+@filled_directly
 @dataclass(frozen=True)
 class Place:
     """A place said in the utterance."""
@@ -99,7 +99,7 @@ class Place:
     """The words said, for replies and the compact form."""
 
 
-@_filled_directly
+@filled_directly
 @dataclass(frozen=True)
 class Target:
     """What a clause acts on: places, a name or a type word, quantified."""
@@ -132,7 +132,7 @@ class Target:
         return self.quantifier != "one" or self.count is not None or bool(self.exclude)
 
 
-@_filled_directly
+@filled_directly
 @dataclass(frozen=True)
 class Value:
     """A value to set or a change to make."""
@@ -158,7 +158,7 @@ class Value:
     """+1 for 调暖, -1 for 调冷/调凉: the attribute depends on the device."""
 
 
-@_filled_directly
+@filled_directly
 @dataclass(frozen=True)
 class Condition:
     """如果<place><attribute><op><number>就…: checked once against live state."""
@@ -176,7 +176,7 @@ class Condition:
     """The unit said, if any."""
 
 
-@_filled_directly
+@filled_directly
 @dataclass(frozen=True)
 class Timing:
     """When a delayed command fires (半小时后, 晚上十点, 明天早上七点)."""
@@ -191,7 +191,7 @@ class Timing:
     """0 today, 1 tomorrow (明天), 2 后天; None: the next time the clock shows hour:minute."""
 
 
-@_filled_directly
+@filled_directly
 @dataclass(frozen=True)
 class Clause:
     """One action on one target."""
@@ -222,7 +222,7 @@ class Clause:
     关好了); `attribute` says which attribute it is."""
 
 
-@_filled_directly
+@filled_directly
 @dataclass(frozen=True)
 class Token:
     """One lexed token: what it is and how it matched."""
@@ -241,7 +241,7 @@ class Token:
     """The payload: an id, a number, an attribute, a direction."""
 
 
-@_filled_directly
+@filled_directly
 @dataclass(frozen=True)
 class Parse:
     """A successful compile."""
@@ -256,7 +256,7 @@ class Parse:
     """The tokens the parser saw, for explanation."""
 
 
-@_filled_directly
+@filled_directly
 @dataclass(frozen=True)
 class NoParse:
     """A compile that failed: where and why, never an exception."""
