@@ -19,6 +19,7 @@ from typing import Any
 from jiayu.compiler import Lexicon
 from jiayu.compiler.cache import compiled as compile_kept
 from jiayu.compiler.understand import AskLLM, NotUnderstood, Understood, from_llm, gate
+from jiayu.ir import filled_directly
 from jiayu.planner import dialogue
 from jiayu.planner.draft import Draft, Inputs, Pause, Read, Reading, Write
 from jiayu.planner.finish import result, update_session
@@ -37,6 +38,7 @@ class Consult:
     recent_rooms: tuple[str, ...]
 
 
+@filled_directly
 @dataclass(frozen=True)
 class Send:
     """Send the plan's batches (answer: whether the audit log failed). Before this effect the

@@ -18,7 +18,7 @@ from jiayu.compiler.build import complaint_of
 from jiayu.grammar.phrases import say
 from jiayu.grammar.vocab import COMPLAINT_REMEDIES, COMPLAINTS_ON_ONLY
 from jiayu.home import Home
-from jiayu.ir import Clause, MatchKind, Place, Target, Value
+from jiayu.ir import Clause, MatchKind, Place, Target, Value, filled_directly
 from jiayu.resolver.names import FUZZY_MARGIN, NameIndex, NameMatch
 from jiayu.resolver.session import Session
 from jiayu.text import shown
@@ -30,6 +30,7 @@ MAX_READ_OUT = 4
 """A question names at most this many candidates; with more it asks for the room or a count."""
 
 
+@filled_directly
 @dataclass(frozen=True)
 class Found:
     """The devices the clause acts on."""
@@ -38,6 +39,7 @@ class Found:
     match: MatchKind = "exact"
 
 
+@filled_directly
 @dataclass(frozen=True)
 class Ask:
     """Ambiguous or missing: ask, offering these device ids."""
@@ -46,6 +48,7 @@ class Ask:
     question: str
 
 
+@filled_directly
 @dataclass(frozen=True)
 class Refuse:
     """Cannot be done: nothing found, or nothing found can do it."""
