@@ -28,7 +28,7 @@ def utterance(draft: Draft, said: tuple[Clause, ...]) -> None:
     confirmation this turn asks for is stamped with its time and its user."""
     _utterance(draft, said)
     asked = draft.pending
-    if isinstance(asked, PendingConfirm) and asked is not draft.pending_in:
+    if asked is not None and asked is not draft.pending_in and isinstance(asked, PendingConfirm):
         draft.pending = replace(asked, asked_at=draft.ctx.now, user=draft.ctx.user)
 
 

@@ -10,7 +10,7 @@ from typing import Any
 
 from jiayu.compiler.cache import Compile
 from jiayu.compiler.compact import UNKNOWN, compact
-from jiayu.grammar.phrases import say
+from jiayu.grammar.phrases import phrase, say
 from jiayu.home import Home
 from jiayu.ir import Command, Compiled, Parse, to_json
 from jiayu.planner.draft import Draft
@@ -20,6 +20,10 @@ from jiayu.resolver.resolve import Resolver
 from jiayu.resolver.session import PendingConfirm, Session
 from jiayu.result import Outcome, Result, most_blocking
 from jiayu.text import shown
+
+# Said on nearly every turn: the phrases' functions, called directly.
+_ALL = phrase("done.all")
+_OK_THEN = phrase("done.ok_then")
 
 
 def decided(draft: Draft) -> Outcome:
@@ -67,8 +71,8 @@ def announce(draft: Draft) -> str:
         elif part.commands:
             said.append((done_phrase(draft.home, part.clause, part.commands, "doing"), True))
     said = [(phrase, doing) for phrase, doing in said if phrase]
-    reply = say("done.all", parts=[phrase for phrase, _ in said])
-    return say("done.ok_then", reply=reply) if said and said[0][1] else reply
+    reply = _ALL(parts=[phrase for phrase, _ in said])
+    return _OK_THEN(reply=reply) if said and said[0][1] else reply
 
 
 def result(draft: Draft, *, audit_failed: bool = False, kept: Compile | None = None) -> Result:
@@ -103,9 +107,9 @@ def result(draft: Draft, *, audit_failed: bool = False, kept: Compile | None = N
         replies.append(say("failed.audit"))
     outcome = most_blocking(outcomes) if outcomes else "noop"
     replies = [r for r in replies if r]
-    reply = say("done.all", parts=replies)
+    reply = _ALL(parts=replies)
     if outcome == "executed" and not (replies and isinstance(replies[0], Acknowledged)):
-        reply = say("done.ok_then", reply=reply)
+        reply = _OK_THEN(reply=reply)
     return Result(
         draft.text,
         outcome,

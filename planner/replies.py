@@ -7,13 +7,17 @@ from datetime import datetime
 from typing import Any, Literal
 
 from jiayu.catalog import COMMANDS, format_number
-from jiayu.grammar.phrases import WORDS, say
+from jiayu.grammar.phrases import WORDS, phrase, say
 from jiayu.grammar.vocab import HUES
 from jiayu.home import Device, Home
 from jiayu.ir import Clause, Command
 from jiayu.text import shown
 
 _MAX_LISTED = 3
+# Said in nearly every reply: the phrases' functions, called directly.
+_ALL = phrase("done.all")
+_LISTED = phrase("names.listed")
+_NUMBER = phrase("value.number")
 # Commands said after the device (扫地机器人已开始打扫), not before it (已打开客厅灯).
 _SAID_AFTER = frozenset(
     {
@@ -47,7 +51,7 @@ def names_phrase(home: Home, device_ids: Sequence[str], clause: Clause | None = 
         else:
             kind, noun = "", say("word.device")
         return say("names.counted", count=len(unique), kind=kind, noun=noun)
-    return say("names.listed", names=[shown(home.device(d).name) for d in unique])
+    return _LISTED(names=[shown(home.device(d).name) for d in unique])
 
 
 def value_phrase(attribute: str, value: Any) -> str:
@@ -61,7 +65,7 @@ def value_phrase(attribute: str, value: Any) -> str:
     if attribute == "color" and isinstance(value, dict):
         return say("value.hue", hue=_nearest_hue(value))
     number = format_number(value) if isinstance(value, (int, float)) else str(value)
-    return say("value.number", number=number, attribute=attribute)
+    return _NUMBER(number=number, attribute=attribute)
 
 
 _SAID: dict[tuple[object, ...], tuple[Home, str]] = {}
@@ -136,7 +140,7 @@ def _done_phrase(home: Home, clause: Clause | None, sent: Sequence[Command], ten
                 value=value,
             )
         )
-    return say("done.all", parts=parts)
+    return _ALL(parts=parts)
 
 
 def _nearest_hue(color: dict[str, Any]) -> str:
