@@ -72,8 +72,43 @@ def _imports_say(tree: ast.Module) -> bool:
     return any(
         isinstance(node, ast.ImportFrom)
         and node.module == "jiayu.grammar.phrases"
-        and any(alias.name == "say" for alias in node.names)
+        and any(alias.name in ("say", "phrase") for alias in node.names)
         for node in ast.walk(tree)
+    )
+
+
+def _bound_phrases(tree: ast.Module) -> dict[str, str]:
+    """Module names bound to a phrase's function (`_ALL = phrase("done.all")`): a call of one
+    is a `say` of that key."""
+    return {
+        node.targets[0].id: node.value.args[0].value
+        for node in tree.body
+        if isinstance(node, ast.Assign)
+        and len(node.targets) == 1
+        and isinstance(node.targets[0], ast.Name)
+        and isinstance(node.value, ast.Call)
+        and isinstance(node.value.func, ast.Name)
+        and node.value.func.id == "phrase"
+        and node.value.args
+        and isinstance(node.value.args[0], ast.Constant)
+        and isinstance(node.value.args[0].value, str)
+    }
+
+
+def _said_keys(node: ast.Call, bound: dict[str, str]) -> tuple[str, ...] | None:
+    """The keys a call says: every string in a `say` call's key expression (the key may be
+    chosen: a if x else b, {0: a}.get(n, b)), or a bound phrase's key; None for any other
+    call."""
+    if not isinstance(node.func, ast.Name):
+        return None
+    if node.func.id in bound:
+        return (bound[node.func.id],)
+    if node.func.id != "say" or not node.args:
+        return None
+    return tuple(
+        c.value
+        for c in ast.walk(node.args[0])
+        if isinstance(c, ast.Constant) and isinstance(c.value, str)
     )
 
 
@@ -83,22 +118,14 @@ def _calls() -> list[Call]:
         tree = ast.parse(path.read_text(encoding="utf-8"))
         if path != ROOT / "grammar" / "phrases.py" and not _imports_say(tree):
             continue
+        bound = _bound_phrases(tree)
         for node in ast.walk(tree):
-            if not (
-                isinstance(node, ast.Call)
-                and isinstance(node.func, ast.Name)
-                and node.func.id == "say"
-                and node.args
-            ):
+            if not isinstance(node, ast.Call):
+                continue
+            keys = _said_keys(node, bound)
+            if keys is None:
                 continue
             where = f"{path.relative_to(ROOT)}:{node.lineno}"
-            # The key may be chosen (a if x else b, {0: a}.get(n, b)): every string in the
-            # key expression is a key it may say.
-            keys = tuple(
-                c.value
-                for c in ast.walk(node.args[0])
-                if isinstance(c, ast.Constant) and isinstance(c.value, str)
-            )
             assert all(k.arg is not None for k in node.keywords), f"{where}: say(**values)"
             fields = frozenset(k.arg for k in node.keywords if k.arg is not None)
             calls.append(Call(where, keys, fields))
@@ -229,25 +256,23 @@ def test_converted_modules_hold_no_reply_words(module: str) -> None:
 
 def _acknowledged_calls() -> tuple[set[str], set[str]]:
     """Keys the planner says inside `Acknowledged(...)`, and every key it says."""
-
-    def keys(call: ast.Call) -> set[str]:
-        return {
-            c.value
-            for c in ast.walk(call.args[0])
-            if isinstance(c, ast.Constant) and isinstance(c.value, str)
-        }
-
     wrapped: set[str] = set()
     said: set[str] = set()
     for path in sorted((ROOT / "planner").glob("*.py")):
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.args):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        bound = _bound_phrases(tree)
+        for node in ast.walk(tree):
+            if not isinstance(node, ast.Call):
                 continue
-            inner = node.args[0]
-            if node.func.id == "say":
-                said |= keys(node)
-            elif node.func.id == "Acknowledged" and isinstance(inner, ast.Call) and inner.args:
-                wrapped |= keys(inner)
+            inner = node.args[0] if node.args else None
+            if (
+                isinstance(node.func, ast.Name)
+                and node.func.id == "Acknowledged"
+                and isinstance(inner, ast.Call)
+            ):
+                wrapped |= set(_said_keys(inner, bound) or ())
+            else:
+                said |= set(_said_keys(node, bound) or ())
     return wrapped, said
 
 
