@@ -128,6 +128,8 @@ def send_groups(commands: Sequence[Command], *, together: bool) -> list[list[Com
     commands keep their order; else one command per group."""
     if len(commands) <= 1:  # most batches: one command, one group
         return [list(commands)] if commands else []
+    if together and len({c.device for c in commands}) == len(commands):
+        return [list(commands)]  # no device twice (所有的灯): one group, no per-command sets
     groups: list[list[Command]] = []
     devices: set[str] = set()
     for command in commands:
@@ -206,6 +208,8 @@ def complete_sends(commands: Sequence[Command], got: object) -> list[str]:
     """A hub's `send_many` answer as results, held to its contract: a command it gave no
     answer for may have left, so it is "unconfirmed", never a success."""
     answer = got if isinstance(got, (list, tuple)) else ()  # read in place: no copy
+    if len(answer) == len(commands) and answer.count(None) == len(answer):
+        return ["ok"] * len(answer)  # every command accepted: counted in C, not one by one
     results: list[str] = []
     for index, command in enumerate(commands):
         value = answer[index] if index < len(answer) else "missing"

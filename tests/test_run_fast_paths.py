@@ -1,0 +1,52 @@
+"""send_groups and complete_sends answer the common case (no device twice; every command
+accepted) without a loop: the answer must be the loop's, for any commands and answers."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from jiayu.executor.hubs import HubError
+from jiayu.executor.run import complete_sends, send_groups
+from jiayu.ir import Command
+
+commands = st.lists(
+    st.builds(Command, st.sampled_from("abcd"), st.sampled_from(("turn_on", "turn_off"))),
+    max_size=8,
+)
+
+
+def _groups_by_loop(said: list[Command], together: bool) -> list[list[Command]]:
+    groups: list[list[Command]] = []
+    devices: set[str] = set()
+    for command in said:
+        if not groups or not together or command.device in devices:
+            groups.append([])
+            devices = set()
+        groups[-1].append(command)
+        devices.add(command.device)
+    return groups
+
+
+@settings(max_examples=300)
+@given(commands, st.booleans())
+def test_send_groups_are_the_loops(said: list[Command], together: bool) -> None:
+    assert send_groups(said, together=together) == _groups_by_loop(said, together)
+
+
+@settings(max_examples=300)
+@given(
+    commands,
+    st.lists(st.one_of(st.none(), st.just(HubError("a", "offline")), st.just("junk")), max_size=9),
+)
+def test_complete_sends_reads_each_answer(said: list[Command], answer: list[object]) -> None:
+    expected = [
+        "missing-or-junk"
+        if i >= len(answer) or (answer[i] is not None and not isinstance(answer[i], HubError))
+        else "ok"
+        if answer[i] is None
+        else "offline"
+        for i in range(len(said))
+    ]
+    got = complete_sends(said, answer)
+    assert [r if r != "unconfirmed" else "missing-or-junk" for r in got] == expected
