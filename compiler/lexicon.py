@@ -480,7 +480,6 @@ def _tokens(text: str, segmentation: _Segmentation) -> list[Token]:
         if unknown_to >= 0:
             tokens.append(_unknown(text, end, unknown_to))
             unknown_to = -1
-        said = text[start:end]
         if type(what) is Entry:
             kind, value, canonical, _ = what  # one unpacking, not three attribute lookups
             if kind == COMPOUND:
@@ -491,9 +490,14 @@ def _tokens(text: str, segmentation: _Segmentation) -> list[Token]:
                     parts.append(Token(part, surface, text[at : at + length], at, match, meant))
                     at += length
                 tokens += reversed(parts)
-            else:
-                tokens.append(Token(kind, canonical, said, start, match, value))
-        elif isinstance(what, Timing):
+            elif match == "pinyin":
+                tokens.append(Token(kind, canonical, text[start:end], start, match, value))
+            else:  # said as the entry is spelt (its canonical form is its surface): no slice
+                tokens.append(Token(kind, canonical, canonical, start, match, value))
+            end = start
+            continue
+        said = text[start:end]
+        if isinstance(what, Timing):
             tokens.append(Token("TIME", said, said, start, "exact", what))
         elif isinstance(what, _Tenths):
             tokens.append(Token("PCT", "成", "成", end - 1, "exact", "%"))
