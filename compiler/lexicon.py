@@ -668,13 +668,13 @@ def _adverbs(tokens: list[Token]) -> list[Token]:
 def _counts(tokens: list[Token]) -> list[Token]:
     """三个 / 两盏 / 两把: a number and a classifier make one COUNT token."""
     out: list[Token] = []
+    # Whether the last word kept is a number: it is the word before, as a number is kept as
+    # it is, and no number is ever merged into the word before it.
+    after_number = False
     for token in tokens:
-        prev = out[-1] if out else None
-        if (
-            prev is not None
-            and prev.kind == "NUM"
-            and (token.kind == CLF or (token.kind == "BA" and token.text == "把"))
-        ):
+        kind = token.kind
+        if after_number and (kind == CLF or (kind == "BA" and token.text == "把")):
+            prev = out[-1]
             out[-1] = Token(
                 "COUNT",
                 prev.said + token.said,
@@ -683,10 +683,12 @@ def _counts(tokens: list[Token]) -> list[Token]:
                 "exact",
                 int(prev.value),
             )
-        elif token.kind == CLF:
-            out.append(Token(FILLER, token.text, token.said, token.start, token.match, None))
-        else:
-            out.append(token)
+            after_number = False
+            continue
+        if kind == CLF:
+            token = Token(FILLER, token.text, token.said, token.start, token.match, None)
+        out.append(token)
+        after_number = kind == "NUM"
     return out
 
 
