@@ -71,4 +71,4 @@ def test_the_segmenter_finds_what_every_span_looked_up_finds(text: str) -> None:
     assert (found is None) == plain_unknown
     if found is not None:  # else the utterance is segmented again, with pinyin (Lexicon.lex)
         plain = ([start for start, _, _ in plain_back], [(w, m, False) for _, w, m in plain_back])
-        assert _tokens(text, found) == _tokens(text, plain)
+        assert _tokens(text, found, {}) == _tokens(text, plain, {})
