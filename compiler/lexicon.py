@@ -88,6 +88,12 @@ _Word = tuple[Entry | None, MatchKind, bool]
 """What the segmenter finds for a span: (its entry, how it matches, whether it begins a longer
 word); _PREFIX when it only begins longer words (Lexicon.__init__)."""
 _PREFIX: _Word = (None, "unknown", True)
+_Number = tuple[Any, MatchKind, bool]
+"""A number, a time or a pinyin reading found by the segmenter, in a _Word's shape."""
+_UNKNOWN_STEP: _Word = (None, "unknown", False)
+_Segmentation = tuple[list[int], list[_Word | _Number]]
+"""A segmentation as how it ends at each offset: where its last step starts, and what that
+step read (_tokens reads it from the end)."""
 _FIXED = _fixed_entries(soft=False)
 _SOFT = _fixed_entries(soft=True)
 
@@ -155,6 +161,16 @@ def _room_variants(home: Home) -> Iterable[tuple[str, Entry]]:
             yield said, Entry("ROOM", rooms.pop(), said, "alias")
 
 
+TOKENS_KEPT = 1024
+"""Tokens of words said exactly kept per lexicon, by offset and word (~0.5 KB each).
+
+A Token is frozen, and a word said exactly at an offset always makes the same one, so it is
+made once and shared by every compile that says it there: making one was a sixth of lexing
+a sentence never said before, and people say the same words at the same places (打开 first).
+Of the peer sentences not said before, 82% of the tokens were kept from the other half
+(cachegrind: lex 80.7k → 67.1k instructions a sentence)."""
+
+
 class Lexicon:
     """Fixed vocabulary plus one home's names; immutable once built, shared by threads."""
 
@@ -193,6 +209,7 @@ class Lexicon:
             if getattr(entries.get(key[:j]), "kind", None) not in _PLACES
         )
         self._pinyin: tuple[dict[str, tuple[Entry, ...]], frozenset[str]] | None = None
+        self._made: dict[tuple[int, str], Token] = {}
 
     def pinyin_index(self) -> dict[str, tuple[Entry, ...]]:
         """Toneless keys of every non-filler entry; built on the first slip, then kept."""
@@ -225,10 +242,8 @@ class Lexicon:
         # A time needs a time word (_TIME_WORD); most utterances have none, so never scan
         # for one.
         timely = _TIME_WORD.search(text) is not None
-        back, unknown = self._segment(text, timely, use_pinyin=False)
-        if unknown:
-            back, _ = self._segment(text, timely, use_pinyin=True)
-        tokens = _tokens(text, back)
+        found = self._segment_exact(text, timely) or self._segment(text, timely)
+        tokens = _tokens(text, found, self._made)
         if "的" in text or "里" in text or "嘅" in text:  # every 的 word has one (_DE_WORD)
             tokens = self._names_across_de(text, tokens)  # most utterances have none
         return _word_roles(tokens)
@@ -283,13 +298,58 @@ class Lexicon:
                         return i, k, entry
         return None
 
-    def _segment(
-        self, text: str, timely: bool, *, use_pinyin: bool
-    ) -> tuple[list[tuple[int, Any, MatchKind]], bool]:
-        """The best segmentation, as how it ends at each offset (_tokens reads it from the
-        end), and whether it leaves any character unknown. Without pinyin, when every
-        segmentation leaves one unknown only that is told, not which of them is best: lex reads
-        the utterance again, with pinyin."""
+    def _segment_exact(self, text: str, timely: bool) -> _Segmentation | None:
+        """The best segmentation of `text` into words and numbers said exactly (the fewest
+        tokens; of equal counts, the first found), or None when every segmentation leaves a
+        character unknown: lex then reads the utterance again, with pinyin (_segment).
+
+        No segmentation with an unknown character is kept, and no word is looked up from an
+        offset only one reaches: the best segmentation, when one leaves nothing unknown, is made
+        of the same steps the full costs (_segment) would find, as a segmentation with an
+        unknown character costs more than any without, and of those none ties another."""
+        n = len(text)
+        best = [n + 1] * (n + 1)  # more tokens than any segmentation has: not reached
+        best[0] = 0
+        # How the best segmentation up to an offset ends: the step's start, and what it read
+        # (a word's own _Word, never made here, or a number's).
+        start_of = [0] * (n + 1)
+        step_of: list[_Word | _Number] = [_UNKNOWN_STEP] * (n + 1)
+        get = self._words.get
+        # Where a number (or, in a timely utterance, a time) may start: a cheap test before
+        # scanning for one, made only at the offsets words are looked up from.
+        starts = TIME_START if timely else NUMBER_START
+        for i in range(n):
+            step = best[i] + 1
+            if step > n:
+                continue  # reached by no segmentation without an unknown character
+            # No beginning of a word is longer than the longest word: the lookups stop there.
+            # A while loop, not `for end in range(...)`: a range per offset cost a fifth of
+            # the segmentation (7.0 → 5.6 µs a peer sentence, in a tight loop).
+            end = i + 1
+            ch = text[i]
+            word = get(ch)
+            while word is not None:
+                if word[0] is not None and step < best[end]:
+                    best[end] = step
+                    start_of[end] = i
+                    step_of[end] = word
+                if not word[2] or end == n:
+                    break
+                end += 1
+                word = get(text[i:end])
+            if ch in starts:
+                for end, value in _numbers_at(text, i, timely):
+                    if step < best[end]:
+                        best[end] = step
+                        start_of[end] = i
+                        step_of[end] = (value, "exact", False)
+        return (start_of, step_of) if best[n] <= n else None
+
+    def _segment(self, text: str, timely: bool) -> _Segmentation:
+        """The best segmentation of `text` when some character is said by no word: words said
+        exactly, words heard (pinyin) and unknown characters, the fewest unknown characters
+        first, then the fewest heard words, then the fewest tokens; of equal costs, the first
+        found."""
         n = len(text)
         # The cost of a segmentation is (unknown chars, pinyin-matched tokens, tokens), packed
         # into one int of three `width`-bit fields so that ints compare as the tuples would,
@@ -299,18 +359,16 @@ class Lexicon:
         slip, unknown = 1 << width, 1 << 2 * width
         best = [unknown * (n + 1)] * (n + 1)  # worse than any segmentation
         best[0] = 0
-        # back = (start, entry, match): how the best segmentation up to an offset ends.
-        back: list[tuple[int, Any, MatchKind]] = [(0, None, "unknown")] * (n + 1)
+        # How the best segmentation up to an offset ends, as in _segment_exact.
+        start_of = [0] * (n + 1)
+        step_of: list[_Word | _Number] = [_UNKNOWN_STEP] * (n + 1)
         words = self._words
-        # Where a number (or, in a timely utterance, a time) may start: a cheap test before
-        # scanning for one, made only at the offsets words are looked up from.
         starts = TIME_START if timely else NUMBER_START
-        if use_pinyin:  # only read below when use_pinyin: nothing is made for the exact pass
-            sounds, sound_starts = self._sounds()
-            inside = self._exact_interiors(text)
-            # Each character's reading, once: said_key reads every character on its own, so
-            # the key of text[i:end] is " ".join(heard[i:end]).
-            heard = [char_key(ch) for ch in text]
+        sounds, sound_starts = self._sounds()
+        inside = self._exact_interiors(text)
+        # Each character's reading, once: said_key reads every character on its own, so
+        # the key of text[i:end] is " ".join(heard[i:end]).
+        heard = [char_key(ch) for ch in text]
         # Every offset is reached (at worst by an unknown character from the one before), so
         # best[i] is always a real cost here; a strictly cheaper cost replaces a kept one, so
         # among equals the first found wins.
@@ -321,24 +379,17 @@ class Lexicon:
             # i + 1 is cheaper and replaces it (of equal costs, the first found wins).
             if step + unknown < best[i + 1]:
                 best[i + 1] = step + unknown
-                back[i + 1] = (i, None, "unknown")
-            if step > unknown and not use_pinyin:
-                # Only an unknown character reaches here: no segmentation through here is
-                # kept (see above), so no word from here is looked up. A third of the
-                # offsets of the peer sentences, a fifth of the lookups.
-                continue
-            # No beginning of a word is longer than the longest word: the lookups stop there.
-            # A while loop, not `for end in range(...)`: a range per offset cost a fifth of
-            # the segmentation (7.0 → 5.6 µs a peer sentence, in a tight loop).
+                start_of[i + 1] = i
+                step_of[i + 1] = _UNKNOWN_STEP
             end = i + 1
             ch = text[i]
             word = get(ch)
             while word is not None:
-                entry, match, more = word
-                if entry is not None and step < best[end]:
+                if word[0] is not None and step < best[end]:
                     best[end] = step
-                    back[end] = (i, entry, match)
-                if not more or end == n:
+                    start_of[end] = i
+                    step_of[end] = word
+                if not word[2] or end == n:
                     break
                 end += 1
                 word = get(text[i:end])
@@ -346,8 +397,9 @@ class Lexicon:
                 for end, value in _numbers_at(text, i, timely):
                     if step < best[end]:
                         best[end] = step
-                        back[end] = (i, value, "exact")
-            if use_pinyin and i not in inside:
+                        start_of[end] = i
+                        step_of[end] = (value, "exact", False)
+            if i not in inside:
                 # Slips count per token: one corrected word (台等 → 台灯) beats a classifier
                 # plus a corrected syllable.
                 slipped = step + slip
@@ -371,8 +423,9 @@ class Lexicon:
                             continue
                         if entry.canonical != text[i:end] and slipped < best[end]:
                             best[end] = slipped
-                            back[end] = (i, entry, "pinyin")
-        return back, best[n] >= unknown  # the unknown count is the cost's top field
+                            start_of[end] = i
+                            step_of[end] = (entry, "pinyin", False)
+        return start_of, step_of
 
     def _exact_interiors(self, text: str) -> frozenset[int]:
         """Offsets strictly inside a word of two or more characters said exactly: a pinyin
@@ -418,9 +471,12 @@ def _numbers_at(text: str, i: int, timely: bool) -> list[tuple[int, Any]]:
     return found
 
 
-def _tokens(text: str, back: list[tuple[int, Any, MatchKind]]) -> list[Token]:
+def _tokens(
+    text: str, segmentation: _Segmentation, made: dict[tuple[int, str], Token]
+) -> list[Token]:
     """The tokens of a segmentation (Lexicon._segment), read from its end back to its start
     (no list of its steps is made only to be read once), then turned round."""
+    start_of, step_of = segmentation
     tokens: list[Token] = []
     # A run of unknown characters is one token, made once the run ends: English or another
     # domain's words leave dozens of them, and making a Token for each character only to
@@ -428,7 +484,8 @@ def _tokens(text: str, back: list[tuple[int, Any, MatchKind]]) -> list[Token]:
     unknown_to = -1
     end = len(text)
     while end > 0:
-        start, what, match = back[end]
+        start = start_of[end]
+        what, match, _ = step_of[end]
         if what is None:
             if unknown_to < 0:
                 unknown_to = end
@@ -437,7 +494,6 @@ def _tokens(text: str, back: list[tuple[int, Any, MatchKind]]) -> list[Token]:
         if unknown_to >= 0:
             tokens.append(_unknown(text, end, unknown_to))
             unknown_to = -1
-        said = text[start:end]
         if type(what) is Entry:
             kind, value, canonical, _ = what  # one unpacking, not three attribute lookups
             if kind == COMPOUND:
@@ -448,9 +504,21 @@ def _tokens(text: str, back: list[tuple[int, Any, MatchKind]]) -> list[Token]:
                     parts.append(Token(part, surface, text[at : at + length], at, match, meant))
                     at += length
                 tokens += reversed(parts)
-            else:
-                tokens.append(Token(kind, canonical, said, start, match, value))
-        elif isinstance(what, Timing):
+            elif match == "pinyin":
+                tokens.append(Token(kind, canonical, text[start:end], start, match, value))
+            else:  # said as the entry is spelt (its canonical form is its surface): no slice
+                token = made.get((start, canonical))
+                if token is None:
+                    if len(made) >= TOKENS_KEPT:
+                        made.clear()  # bounded; refilled by what is said next
+                    token = made[start, canonical] = Token(
+                        kind, canonical, canonical, start, match, value
+                    )
+                tokens.append(token)
+            end = start
+            continue
+        said = text[start:end]
+        if isinstance(what, Timing):
             tokens.append(Token("TIME", said, said, start, "exact", what))
         elif isinstance(what, _Tenths):
             tokens.append(Token("PCT", "成", "成", end - 1, "exact", "%"))
@@ -600,13 +668,13 @@ def _adverbs(tokens: list[Token]) -> list[Token]:
 def _counts(tokens: list[Token]) -> list[Token]:
     """三个 / 两盏 / 两把: a number and a classifier make one COUNT token."""
     out: list[Token] = []
+    # Whether the last word kept is a number: it is the word before, as a number is kept as
+    # it is, and no number is ever merged into the word before it.
+    after_number = False
     for token in tokens:
-        prev = out[-1] if out else None
-        if (
-            prev is not None
-            and prev.kind == "NUM"
-            and (token.kind == CLF or (token.kind == "BA" and token.text == "把"))
-        ):
+        kind = token.kind
+        if after_number and (kind == CLF or (kind == "BA" and token.text == "把")):
+            prev = out[-1]
             out[-1] = Token(
                 "COUNT",
                 prev.said + token.said,
@@ -615,10 +683,12 @@ def _counts(tokens: list[Token]) -> list[Token]:
                 "exact",
                 int(prev.value),
             )
-        elif token.kind == CLF:
-            out.append(Token(FILLER, token.text, token.said, token.start, token.match, None))
-        else:
-            out.append(token)
+            after_number = False
+            continue
+        if kind == CLF:
+            token = Token(FILLER, token.text, token.said, token.start, token.match, None)
+        out.append(token)
+        after_number = kind == "NUM"
     return out
 
 
