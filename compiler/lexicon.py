@@ -51,6 +51,9 @@ _ONE_SYLLABLE_KINDS = frozenset({"TYPE"})
 # 妈 as 吗; 打开一半仁 as 一半儿 opened a curtain; 仕云 as 室温 a query clause; 灯侊 as 橙光
 # coloured the light strips orange.
 _BY_SOUND_KINDS = frozenset({"NAME", "TYPE", "ROOM", "FLOOR", "GROUP", "SCENE", "ON", "OFF"})
+# Kinds that name the same sort of thing: a reading by sound may not swallow a word of its
+# family said exactly (a device's name or type; a place).
+_FAMILY = {"NAME": "DEVICE", "TYPE": "DEVICE", "ROOM": "PLACE", "FLOOR": "PLACE", "GROUP": "PLACE"}
 
 
 class Entry(NamedTuple):
@@ -410,16 +413,18 @@ class Lexicon:
                         break  # a longer span's key is this one and more syllables
                     if end in inside:
                         continue
-                    # A word of the same kind said exactly at the start of the span, with
+                    # A word of the same family said exactly at the start of the span, with
                     # more after it: the reading would add only the rest (灯侊 is 灯 and
-                    # noise, not 灯光).
+                    # noise, not 灯光; 灯代 is 灯 and noise, not the bare name 灯带).
                     said = {
-                        w.kind for j in range(i + 1, end) if (w := words.get(text[i:j], _PREFIX)[0])
+                        _FAMILY.get(w.kind, w.kind)
+                        for j in range(i + 1, end)
+                        if (w := words.get(text[i:j], _PREFIX)[0])
                     }
                     for entry in matches:
                         if end - i == 1 and entry.kind not in _ONE_SYLLABLE_KINDS:
                             continue
-                        if entry.kind in said:
+                        if _FAMILY.get(entry.kind, entry.kind) in said:
                             continue
                         if entry.canonical != text[i:end] and slipped < best[end]:
                             best[end] = slipped
