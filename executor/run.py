@@ -130,6 +130,11 @@ def send_groups(commands: Sequence[Command], *, together: bool) -> list[list[Com
         return [list(commands)] if commands else []
     if together and len({c.device for c in commands}) == len(commands):
         return [list(commands)]  # no device twice (所有的灯): one group, no per-command sets
+    return _runs(commands, together=together)
+
+
+def _runs(commands: Sequence[Command], *, together: bool) -> list[list[Command]]:
+    """send_groups' cut, command by command (its shortcuts give the same groups)."""
     groups: list[list[Command]] = []
     devices: set[str] = set()
     for command in commands:

@@ -1,5 +1,6 @@
 """send_groups and complete_sends answer the common case (no device twice; every command
-accepted) without a loop: the answer must be the loop's, for any commands and answers."""
+accepted) without a loop: the answer must be the loop's (send_groups' own, _runs), for any
+commands and answers."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from jiayu.executor.hubs import HubError
-from jiayu.executor.run import complete_sends, send_groups
+from jiayu.executor.run import _runs, complete_sends, send_groups
 from jiayu.ir import Command
 
 commands = st.lists(
@@ -16,22 +17,10 @@ commands = st.lists(
 )
 
 
-def _groups_by_loop(said: list[Command], together: bool) -> list[list[Command]]:
-    groups: list[list[Command]] = []
-    devices: set[str] = set()
-    for command in said:
-        if not groups or not together or command.device in devices:
-            groups.append([])
-            devices = set()
-        groups[-1].append(command)
-        devices.add(command.device)
-    return groups
-
-
 @settings(max_examples=300)
 @given(commands, st.booleans())
 def test_send_groups_are_the_loops(said: list[Command], together: bool) -> None:
-    assert send_groups(said, together=together) == _groups_by_loop(said, together)
+    assert send_groups(said, together=together) == _runs(said, together=together)
 
 
 @settings(max_examples=300)
