@@ -10,42 +10,14 @@ from typing import Any
 
 import pytest
 
+from jiayu import ir
 from jiayu.compiler.understand import Understood
-from jiayu.ir import (
-    Clause,
-    Command,
-    Condition,
-    Mention,
-    NoParse,
-    Parse,
-    Place,
-    Target,
-    Timing,
-    Token,
-    Value,
-    filled_directly,
-)
+from jiayu.ir import Command, filled_directly
 from jiayu.planner.turn import Send
 from jiayu.resolver.resolve import Ask, Found, Refuse
 
-FILLED = [
-    Clause,
-    Command,
-    Condition,
-    Mention,
-    NoParse,
-    Parse,
-    Place,
-    Target,
-    Timing,
-    Token,
-    Value,
-    Understood,
-    Send,
-    Found,
-    Ask,
-    Refuse,
-]
+IR_NAMES = "Clause Command Condition Mention NoParse Parse Place Target Timing Token Value"
+FILLED = [*(getattr(ir, name) for name in IR_NAMES.split()), Understood, Send, Found, Ask, Refuse]
 
 
 @pytest.mark.parametrize("cls", FILLED)
