@@ -412,17 +412,12 @@ def _params_key(params: object) -> tuple[tuple[str, str, Any], ...] | None:
         return None
     if not params:
         return ()  # turn_on, turn_off, open…: most commands a whole-home turn sends
-    if len(params) == 1:  # set_brightness {value}…: most commands with params have one
-        ((name, value),) = params.items()
-        if isinstance(name, str) and isinstance(value, _SCALARS):
-            return ((name, type(value).__name__, value),)
-        return None
     key: list[tuple[str, str, Any]] = []
     for name, value in params.items():
         if not isinstance(name, str) or not isinstance(value, _SCALARS):
             return None
         key.append((name, type(value).__name__, value))
-    return tuple(sorted(key))
+    return tuple(key) if len(key) == 1 else tuple(sorted(key))
 
 
 _SCALARS = (str, int, float, bool, type(None))
