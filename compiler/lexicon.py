@@ -317,7 +317,6 @@ class Lexicon:
         # (a word's own _Word, never made here, or a number's).
         start_of = [0] * (n + 1)
         step_of: list[_Word | _Number] = [_UNKNOWN_STEP] * (n + 1)
-        get = self._words.get
         # Where a number (or, in a timely utterance, a time) may start: a cheap test before
         # scanning for one, made only at the offsets words are looked up from.
         starts = TIME_START if timely else NUMBER_START
@@ -325,28 +324,45 @@ class Lexicon:
             step = best[i] + 1
             if step > n:
                 continue  # reached by no segmentation without an unknown character
-            # No beginning of a word is longer than the longest word: the lookups stop there.
-            # A while loop, not `for end in range(...)`: a range per offset cost a fifth of
-            # the segmentation (7.0 → 5.6 µs a peer sentence, in a tight loop).
-            end = i + 1
-            ch = text[i]
-            word = get(ch)
-            while word is not None:
-                if word[0] is not None and step < best[end]:
+            self._said_from(text, i, step, best, (start_of, step_of), starts, timely)
+        return (start_of, step_of) if best[n] <= n else None
+
+    def _said_from(
+        self,
+        text: str,
+        i: int,
+        step: int,
+        best: list[int],
+        segmentation: _Segmentation,
+        starts: frozenset[str],
+        timely: bool,
+    ) -> None:
+        """Every word and number said exactly from offset `i`, each kept as the way to its
+        end when `step` costs less than the best way there so far (both segmenters)."""
+        start_of, step_of = segmentation
+        n = len(text)
+        get = self._words.get
+        # No beginning of a word is longer than the longest word: the lookups stop there.
+        # A while loop, not `for end in range(...)`: a range per offset cost a fifth of
+        # the segmentation (7.0 → 5.6 µs a peer sentence, in a tight loop).
+        end = i + 1
+        ch = text[i]
+        word = get(ch)
+        while word is not None:
+            if word[0] is not None and step < best[end]:
+                best[end] = step
+                start_of[end] = i
+                step_of[end] = word
+            if not word[2] or end == n:
+                break
+            end += 1
+            word = get(text[i:end])
+        if ch in starts:
+            for end, value in _numbers_at(text, i, timely):
+                if step < best[end]:
                     best[end] = step
                     start_of[end] = i
-                    step_of[end] = word
-                if not word[2] or end == n:
-                    break
-                end += 1
-                word = get(text[i:end])
-            if ch in starts:
-                for end, value in _numbers_at(text, i, timely):
-                    if step < best[end]:
-                        best[end] = step
-                        start_of[end] = i
-                        step_of[end] = (value, "exact", False)
-        return (start_of, step_of) if best[n] <= n else None
+                    step_of[end] = (value, "exact", False)
 
     def _segment(self, text: str, timely: bool) -> _Segmentation:
         """The best segmentation of `text` when some character is said by no word: words said
@@ -375,7 +391,6 @@ class Lexicon:
         # Every offset is reached (at worst by an unknown character from the one before), so
         # best[i] is always a real cost here; a strictly cheaper cost replaces a kept one, so
         # among equals the first found wins.
-        get = words.get
         for i in range(n):
             step = best[i] + 1
             # One unknown character more; tried first, as any word or number that ends at
@@ -384,24 +399,7 @@ class Lexicon:
                 best[i + 1] = step + unknown
                 start_of[i + 1] = i
                 step_of[i + 1] = _UNKNOWN_STEP
-            end = i + 1
-            ch = text[i]
-            word = get(ch)
-            while word is not None:
-                if word[0] is not None and step < best[end]:
-                    best[end] = step
-                    start_of[end] = i
-                    step_of[end] = word
-                if not word[2] or end == n:
-                    break
-                end += 1
-                word = get(text[i:end])
-            if ch in starts:
-                for end, value in _numbers_at(text, i, timely):
-                    if step < best[end]:
-                        best[end] = step
-                        start_of[end] = i
-                        step_of[end] = (value, "exact", False)
+            self._said_from(text, i, step, best, (start_of, step_of), starts, timely)
             if i not in inside:
                 # Slips count per token: one corrected word (台等 → 台灯) beats a classifier
                 # plus a corrected syllable.
