@@ -274,7 +274,7 @@ def peer_rows(
     rows += [
         Row(f"  unseen: {name}", "us", values, {}, "Result.timings of those turns")
         for name, values in unseen.items()
-        if name.startswith("jiayu ")
+        if name.startswith("jiayu ") and not name.endswith(" gc")
     ]
     for row in rows:
         row.section = section
@@ -288,9 +288,17 @@ def peer_rows(
     ]
     details = [
         f"vs hassil, {label}: {len(shared)} sentences both understand ({agree} on the same "
-        f"target); {len(dropped)} left out: " + (", ".join(dropped) or "none")
+        f"target); {len(dropped)} left out: " + (", ".join(dropped) or "none"),
+        f"vs hassil, {label}: unseen turns during which the garbage collector ran: "
+        + "; ".join(_collected(side, unseen[f"{side} gc"]) for side in ("jiayu", "hassil")),
     ]
     return rows, ratios, details
+
+
+def _collected(side: str, per_turn: list[float]) -> str:
+    """How often the collector ran inside one side's timed turns (a pause inside the turn)."""
+    hit = sum(1 for n in per_turn if n)
+    return f"{side} {hit} of {len(per_turn)} ({sum(per_turn):.0f} collections)"
 
 
 def cold_ratios(label: str, cold: dict[str, Any]) -> list[dict[str, Any]]:

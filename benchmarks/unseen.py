@@ -8,9 +8,11 @@ one half and times every sentence of the other half exactly once.
     python benchmarks/unseen.py --child jiayu|hassil HOME SPLIT_JSON    (what the parent runs)
 
 SPLIT_JSON holds {"warm": [...], "timed": [...]}; the child prints {"us": [...]}, one
-timing per timed sentence, and for jiayu {"stages": {stage: [...]}} too, µs per stage of
-those same turns as `Result.timings` has them (where a first turn's time goes). The hassil
-child imports no part of jiayu.
+timing per timed sentence, {"gc": [...]}, how many times the collector ran during each of
+those turns (read from gc.get_stats() outside the timed window, so it costs the timing
+nothing), and for jiayu {"stages": {stage: [...]}} too, µs per stage of those same turns as
+`Result.timings` has them (where a first turn's time goes). The hassil child imports no part
+of jiayu.
 """
 
 from __future__ import annotations
@@ -57,19 +59,28 @@ def child(side: str, home_path: str, split_path: str) -> dict[str, Any]:
             thread.join()
     gc.collect()
     out: list[float] = []
+    collections: list[int] = []
     for text in split["timed"]:
+        before = _collections()
         t0 = time.perf_counter_ns()
         result = call(text)
         out.append((time.perf_counter_ns() - t0) / 1000)
+        collections.append(_collections() - before)
         for stage, seconds in getattr(result, "timings", {}).items():
             stages.setdefault(stage, []).append(1e6 * seconds)
-    return {"us": out, "stages": stages}
+    return {"us": out, "gc": collections, "stages": stages}
+
+
+def _collections() -> int:
+    """Collections the garbage collector has run so far, all generations."""
+    return sum(generation["collections"] for generation in gc.get_stats())
 
 
 def measure(home: Path, sentences: list[str], repeats: int) -> dict[str, list[float]]:
-    """µs per unseen sentence for each side ("jiayu", "hassil"), and jiayu's per stage
-    ("jiayu compile", ...): `repeats` shuffles, each split both ways, so every sentence is
-    timed `repeats` times per side, never twice in one process."""
+    """µs per unseen sentence for each side ("jiayu", "hassil"), collections per turn ("jiayu
+    gc", "hassil gc"), and jiayu's µs per stage ("jiayu compile", ...): `repeats` shuffles,
+    each split both ways, so every sentence is timed `repeats` times per side, never twice in
+    one process."""
     import coldstart
 
     out: dict[str, list[float]] = {"jiayu": [], "hassil": []}
@@ -86,6 +97,7 @@ def measure(home: Path, sentences: list[str], repeats: int) -> dict[str, list[fl
                     argv = [str(HERE / "unseen.py"), "--child", side, str(home), str(path)]
                     _, report = coldstart.spawn(argv)
                     out[side] += report["us"]
+                    out.setdefault(f"{side} gc", []).extend(report["gc"])
                     for stage, values in report.get("stages", {}).items():
                         stages.setdefault(f"jiayu {stage}", []).extend(values)
     return {**out, **stages}
