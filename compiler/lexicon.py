@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable
+from operator import attrgetter
 from typing import Any, NamedTuple, cast
 
 from jiayu.compiler.numbers import NUMBER_START, TIME_START, TIME_WORDS, scan_number, scan_time
@@ -251,7 +252,7 @@ class Lexicon:
         tokens = _tokens(text, found, self._made)
         if "的" in text or "里" in text or "嘅" in text:  # every 的 word has one (_DE_WORD)
             tokens = self._names_across_de(text, tokens)  # most utterances have none
-        return _word_roles(tokens)
+        return _word_roles(tokens, text)
 
     def _names_across_de(self, text: str, tokens: list[Token]) -> list[Token]:
         """A device's name said with 的 inside is that name (CONTRACTS: a mention equal to a
@@ -575,8 +576,9 @@ def _number_forms(token: Token) -> tuple[str, ...]:
     return (token.said,)
 
 
-def _word_roles(tokens: list[Token]) -> list[Token]:
-    """The passes that give words the role their neighbours decide, in order.
+def _word_roles(tokens: list[Token], text: str) -> list[Token]:
+    """The passes that give words the role their neighbours decide, in order (`text`: the
+    utterance the tokens cover).
 
     Each pass changes only words of a few kinds, and most utterances have none of them: a
     pass is skipped when none of its kinds was lexed (_adverbs: no separator, no 和, and no
@@ -584,17 +586,29 @@ def _word_roles(tokens: list[Token]) -> list[Token]:
     count, a separator or a role of the same word (NEG → CANCEL), so the kinds lexed are all
     a later pass can meet (tests/test_lexer_passes.py checks that the skips change nothing).
     """
-    kinds = {t.kind for t in tokens}
+    kinds = set(map(_KIND, tokens))  # no bytecode a token
     repeated = len(kinds) < len(tokens)  # counted before _counts merges 三+个
-    if CLF in kinds or ("BA" in kinds and "NUM" in kinds):
+    if repeated or not kinds.isdisjoint(_PASS_KINDS):
+        return _passes(tokens, text, kinds, repeated)
+    return tokens  # most utterances: not even a copy of the list is made
+
+
+def _passes(tokens: list[Token], text: str, kinds: set[str], repeated: bool) -> list[Token]:
+    """_word_roles' passes, each skipped when none of its kinds was lexed."""
+    # 三把 is a count; 把 said first (把客厅灯调到30) follows no number. Only the word 把
+    # makes the 把 a count takes (no compound or reading does), so it is said as itself.
+    if CLF in kinds or ("BA" in kinds and "NUM" in kinds and text.find("把", 1) > 0):
         tokens = _counts(tokens)
     if "SEP" in kinds or "AND" in kinds or repeated:  # else no verb is said twice
         tokens = _adverbs(tokens)
     if not kinds.isdisjoint(_ROLE_KINDS) or ("ON" in kinds and "NUM" in kinds):
         tokens = _roles(tokens)
     if kinds.isdisjoint(_SPOKEN_READS):
-        return tokens  # most utterances: not even a copy of the list is made
+        return tokens
     return _spoken(tokens, kinds)
+
+
+_KIND = attrgetter("kind")
 
 
 def _unknown(text: str, start: int, end: int) -> Token:
@@ -810,6 +824,9 @@ def _spoken(tokens: list[Token], kinds: set[str]) -> list[Token]:
 _SPOKEN_KINDS = frozenset({"ANY", "IT", "YIDIAN", "DOU", "CANCEL"})
 # The kinds without which _spoken changes nothing (_roles makes NEG a CANCEL).
 _SPOKEN_READS = _SPOKEN_KINDS | {"CONFIRM", "NEG"}
+# A kind one of _word_roles' passes reads: without one (and no kind twice) none runs. A
+# number, as a count (三个) or before a kelvin 开 (2700开).
+_PASS_KINDS = frozenset({CLF, "SEP", "AND", "NUM"}) | _ROLE_KINDS | _SPOKEN_READS
 
 
 def _clause_roles(out: list[Token], clause: list[int]) -> None:

@@ -4,6 +4,8 @@ characters is one token, never two side by side (_tokens reads a run at once).""
 
 from __future__ import annotations
 
+from itertools import pairwise
+
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
@@ -37,5 +39,5 @@ def test_pinyin_pass_tokens_cover_the_text_with_one_token_a_run(text: str) -> No
         at = token.start + len(token.said)
     assert at == len(text)
     assert "".join(t.said for t in tokens) == text
-    for before, after in zip(tokens, tokens[1:], strict=False):
+    for before, after in pairwise(tokens):
         assert not (before.match == "unknown" and after.match == "unknown")
