@@ -206,13 +206,15 @@ class Lexicon:
         # The two characters either side of each place a name could be split by 的 (插排|插座2
         # gives 排插): a 的 between two others splits no name (Lexicon._names_across_de). Not
         # after a place's whole name: 客厅的灯 is read by the resolver, as a place and a noun.
-        entries = self.entries
+        places = {word for word, entry in entries.items() if entry.kind in _PLACES}
         self._splits = frozenset(
-            key[j - 1 : j + 1]
-            for key, entry in entries.items()
-            if entry.kind == "NAME"
-            for j in range(1, len(key))
-            if getattr(entries.get(key[:j]), "kind", None) not in _PLACES
+            {
+                key[j - 1 : j + 1]
+                for key, entry in entries.items()
+                if entry.kind == "NAME"
+                for j in range(1, len(key))
+                if key[:j] not in places
+            }
         )
         self._pinyin: tuple[dict[str, tuple[Entry, ...]], frozenset[str]] | None = None
         self._made: dict[tuple[int, str], Token] = {}
