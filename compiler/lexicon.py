@@ -12,8 +12,9 @@ and a pinyin reading may never cut through a word said exactly (关掉卫生间 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
-from typing import Any, NamedTuple
+from collections.abc import Callable, Iterable
+from operator import attrgetter
+from typing import Any, NamedTuple, cast
 
 from jiayu.compiler.numbers import NUMBER_START, TIME_START, TIME_WORDS, scan_number, scan_time
 from jiayu.compiler.pinyin import char_key, name_keys
@@ -87,13 +88,14 @@ def _fixed_entries(*, soft: bool) -> dict[str, Entry]:
     return entries
 
 
-_Word = tuple[Entry | None, MatchKind, bool]
+_Word = tuple[Entry | None, MatchKind, bool, str | None]
 """What the segmenter finds for a span: (its entry, how it matches, whether it begins a longer
-word); _PREFIX when it only begins longer words (Lexicon.__init__)."""
-_PREFIX: _Word = (None, "unknown", True)
-_Number = tuple[Any, MatchKind, bool]
+word, and the word when its token is one kept in Lexicon._made: any word but a compound);
+_PREFIX when it only begins longer words (Lexicon.__init__)."""
+_PREFIX: _Word = (None, "unknown", True, None)
+_Number = tuple[Any, MatchKind, bool, None]
 """A number, a time or a pinyin reading found by the segmenter, in a _Word's shape."""
-_UNKNOWN_STEP: _Word = (None, "unknown", False)
+_UNKNOWN_STEP: _Word = (None, "unknown", False, None)
 _Segmentation = tuple[list[int], list[_Word | _Number]]
 """A segmentation as how it ends at each offset: where its last step starts, and what that
 step read (_tokens reads it from the end)."""
@@ -197,19 +199,22 @@ class Lexicon:
                     break
                 words[prefix] = _PREFIX
         for word, entry in self.entries.items():
-            words[word] = (entry, entry.match, word in words)
+            kept = word if entry.kind != COMPOUND else None
+            words[word] = (entry, entry.match, word in words, kept)
         self._words = words
         self._max_len = max(map(len, self.entries))
         # The two characters either side of each place a name could be split by 的 (插排|插座2
         # gives 排插): a 的 between two others splits no name (Lexicon._names_across_de). Not
         # after a place's whole name: 客厅的灯 is read by the resolver, as a place and a noun.
-        entries = self.entries
+        places = {word for word, entry in entries.items() if entry.kind in _PLACES}
         self._splits = frozenset(
-            key[j - 1 : j + 1]
-            for key, entry in entries.items()
-            if entry.kind == "NAME"
-            for j in range(1, len(key))
-            if getattr(entries.get(key[:j]), "kind", None) not in _PLACES
+            {
+                key[j - 1 : j + 1]
+                for key, entry in entries.items()
+                if entry.kind == "NAME"
+                for j in range(1, len(key))
+                if key[:j] not in places
+            }
         )
         self._pinyin: tuple[dict[str, tuple[Entry, ...]], frozenset[str]] | None = None
         self._made: dict[tuple[int, str], Token] = {}
@@ -249,7 +254,7 @@ class Lexicon:
         tokens = _tokens(text, found, self._made)
         if "的" in text or "里" in text or "嘅" in text:  # every 的 word has one (_DE_WORD)
             tokens = self._names_across_de(text, tokens)  # most utterances have none
-        return _word_roles(tokens)
+        return _word_roles(tokens, text)
 
     def _names_across_de(self, text: str, tokens: list[Token]) -> list[Token]:
         """A device's name said with 的 inside is that name (CONTRACTS: a mention equal to a
@@ -315,54 +320,59 @@ class Lexicon:
         best[0] = 0
         # How the best segmentation up to an offset ends: the step's start, and what it read
         # (a word's own _Word, never made here, or a number's).
-        start_of = [0] * (n + 1)
-        step_of: list[_Word | _Number] = [_UNKNOWN_STEP] * (n + 1)
-        # Where a number (or, in a timely utterance, a time) may start: a cheap test before
-        # scanning for one, made only at the offsets words are looked up from.
-        starts = TIME_START if timely else NUMBER_START
-        for i in range(n):
-            step = best[i] + 1
-            if step > n:
-                continue  # reached by no segmentation without an unknown character
-            self._said_from(text, i, step, best, (start_of, step_of), starts, timely)
-        return (start_of, step_of) if best[n] <= n else None
+        segmentation: _Segmentation = ([0] * (n + 1), [_UNKNOWN_STEP] * (n + 1))
+        self._said(text, timely, best, segmentation, n)
+        return segmentation if best[n] <= n else None
 
-    def _said_from(
+    def _said(
         self,
         text: str,
-        i: int,
-        step: int,
+        timely: bool,
         best: list[int],
         segmentation: _Segmentation,
-        starts: frozenset[str],
-        timely: bool,
+        reached: int,
+        heard: Callable[[int, int], None] | None = None,
     ) -> None:
-        """Every word and number said exactly from offset `i`, each kept as the way to its
-        end when `step` costs less than the best way there so far (both segmenters)."""
+        """The dynamic programme both segmenters share: from each offset in turn whose best
+        cost is under `reached`, every word and number said exactly is kept as the way to its
+        end when one step more costs less than the best way there so far; `heard(i, step)`
+        adds the ways from `i` the exact words are not (_segment: an unknown character and
+        the words heard). One loop for every offset, not a call per offset: the calls were
+        about a tenth of lexing an utterance never said before (its bytecodes)."""
         start_of, step_of = segmentation
-        n = len(text)
         get = self._words.get
-        # No beginning of a word is longer than the longest word: the lookups stop there.
-        # A while loop, not `for end in range(...)`: a range per offset cost a fifth of
-        # the segmentation (7.0 → 5.6 µs a peer sentence, in a tight loop).
-        end = i + 1
-        ch = text[i]
-        word = get(ch)
-        while word is not None:
-            if word[0] is not None and step < best[end]:
-                best[end] = step
-                start_of[end] = i
-                step_of[end] = word
-            if not word[2] or end == n:
-                break
-            end += 1
-            word = get(text[i:end])
-        if ch in starts:
-            for end, value in _numbers_at(text, i, timely):
-                if step < best[end]:
+        # Where a number (or, in a timely utterance, a time) may start: a cheap test before
+        # scanning for one.
+        starts = TIME_START if timely else NUMBER_START
+        # No word has the NUL normalize drops: a lookup past the last character finds
+        # nothing, so the lookups stop there without a test of the offset at every step.
+        padded = text + "\0"
+        for i, ch in enumerate(text):
+            step = best[i] + 1
+            if step > reached:
+                continue  # reached by no segmentation the caller keeps
+            if heard is not None:
+                heard(i, step)
+            # No beginning of a word is longer than the longest word: the lookups stop there.
+            # A while loop, not `for end in range(...)`: a range per offset cost a fifth of
+            # the segmentation (7.0 → 5.6 µs a peer sentence, in a tight loop).
+            end = i + 1
+            word = get(ch)
+            while word is not None:
+                if word[0] is not None and step < best[end]:
                     best[end] = step
                     start_of[end] = i
-                    step_of[end] = (value, "exact", False)
+                    step_of[end] = word
+                if not word[2]:
+                    break
+                end += 1
+                word = get(padded[i:end])
+            if ch in starts:
+                for end, value in _numbers_at(text, i, timely):
+                    if step < best[end]:
+                        best[end] = step
+                        start_of[end] = i
+                        step_of[end] = (value, "exact", False, None)
 
     def _segment(self, text: str, timely: bool) -> _Segmentation:
         """The best segmentation of `text` when some character is said by no word: words said
@@ -376,58 +386,61 @@ class Lexicon:
         # n < 2**width, so none carries into the next.
         width = n.bit_length()
         slip, unknown = 1 << width, 1 << 2 * width
-        best = [unknown * (n + 1)] * (n + 1)  # worse than any segmentation
+        worst = unknown * (n + 1)  # worse than any segmentation
+        best = [worst] * (n + 1)
         best[0] = 0
         # How the best segmentation up to an offset ends, as in _segment_exact.
         start_of = [0] * (n + 1)
         step_of: list[_Word | _Number] = [_UNKNOWN_STEP] * (n + 1)
         words = self._words
-        starts = TIME_START if timely else NUMBER_START
         sounds, sound_starts = self._sounds()
         inside = self._exact_interiors(text)
         # Each character's reading, once: said_key reads every character on its own, so
         # the key of text[i:end] is " ".join(heard[i:end]).
         heard = [char_key(ch) for ch in text]
-        # Every offset is reached (at worst by an unknown character from the one before), so
-        # best[i] is always a real cost here; a strictly cheaper cost replaces a kept one, so
-        # among equals the first found wins.
-        for i in range(n):
-            step = best[i] + 1
-            # One unknown character more; tried first, as any word or number that ends at
-            # i + 1 is cheaper and replaces it (of equal costs, the first found wins).
+
+        def unknown_or_heard(i: int, step: int) -> None:
+            # One unknown character more. The ways from one offset never tie (a word said
+            # exactly costs less than one heard, and that less than an unknown character),
+            # so the order they are tried in from it changes nothing.
             if step + unknown < best[i + 1]:
                 best[i + 1] = step + unknown
                 start_of[i + 1] = i
                 step_of[i + 1] = _UNKNOWN_STEP
-            self._said_from(text, i, step, best, (start_of, step_of), starts, timely)
-            if i not in inside:
-                # Slips count per token: one corrected word (台等 → 台灯) beats a classifier
-                # plus a corrected syllable.
-                slipped = step + slip
-                for end in range(i + 1, min(i + 8, n) + 1):
-                    key = " ".join(heard[i:end])
-                    matches = sounds.get(key, ())
-                    if not matches and end - i <= _KNOWN_STARTS and key not in sound_starts:
-                        break  # a longer span's key is this one and more syllables
-                    if end in inside:
+            if i in inside:
+                return
+            # Slips count per token: one corrected word (台等 → 台灯) beats a classifier
+            # plus a corrected syllable.
+            slipped = step + slip
+            for end in range(i + 1, min(i + 8, n) + 1):
+                key = " ".join(heard[i:end])
+                matches = sounds.get(key, ())
+                if not matches and end - i <= _KNOWN_STARTS and key not in sound_starts:
+                    break  # a longer span's key is this one and more syllables
+                if end in inside:
+                    continue
+                # A word of the same family said exactly at the start of the span, with
+                # more after it: the reading would add only the rest (灯侊 is 灯 and
+                # noise, not 灯光; 灯代 is 灯 and noise, not the bare name 灯带).
+                said = {
+                    _FAMILY.get(w.kind, w.kind)
+                    for j in range(i + 1, end)
+                    if (w := words.get(text[i:j], _PREFIX)[0])
+                }
+                for entry in matches:
+                    if end - i == 1 and entry.kind not in _ONE_SYLLABLE_KINDS:
                         continue
-                    # A word of the same family said exactly at the start of the span, with
-                    # more after it: the reading would add only the rest (灯侊 is 灯 and
-                    # noise, not 灯光; 灯代 is 灯 and noise, not the bare name 灯带).
-                    said = {
-                        _FAMILY.get(w.kind, w.kind)
-                        for j in range(i + 1, end)
-                        if (w := words.get(text[i:j], _PREFIX)[0])
-                    }
-                    for entry in matches:
-                        if end - i == 1 and entry.kind not in _ONE_SYLLABLE_KINDS:
-                            continue
-                        if _FAMILY.get(entry.kind, entry.kind) in said:
-                            continue
-                        if entry.canonical != text[i:end] and slipped < best[end]:
-                            best[end] = slipped
-                            start_of[end] = i
-                            step_of[end] = (entry, "pinyin", False)
+                    if _FAMILY.get(entry.kind, entry.kind) in said:
+                        continue
+                    if entry.canonical != text[i:end] and slipped < best[end]:
+                        best[end] = slipped
+                        start_of[end] = i
+                        step_of[end] = (entry, "pinyin", False, None)
+
+        # Every offset is reached (at worst by an unknown character from the one before), so
+        # best[i] is always a real cost here; a strictly cheaper cost replaces a kept one, so
+        # among equals the first found wins.
+        self._said(text, timely, best, (start_of, step_of), worst, unknown_or_heard)
         return start_of, step_of
 
     def _exact_interiors(self, text: str) -> frozenset[int]:
@@ -481,23 +494,23 @@ def _tokens(
     (no list of its steps is made only to be read once), then turned round."""
     start_of, step_of = segmentation
     tokens: list[Token] = []
-    # A run of unknown characters is one token, made once the run ends: English or another
-    # domain's words leave dozens of them, and making a Token for each character only to
-    # merge it into the next was much of what compiling them cost.
-    unknown_to = -1
+    add = tokens.append
     end = len(text)
     while end > 0:
         start = start_of[end]
-        what, match, _ = step_of[end]
-        if what is None:
-            if unknown_to < 0:
-                unknown_to = end
-            end = start
-            continue
-        if unknown_to >= 0:
-            tokens.append(_unknown(text, end, unknown_to))
-            unknown_to = -1
-        if type(what) is Entry:
+        what, match, _, kept = step_of[end]
+        if kept is not None:
+            # A word said exactly, most of every utterance: its token is most often kept.
+            # (Only a word's own _Word has one to keep, so `what` is its entry.)
+            add(made.get((start, kept)) or _kept(made, start, cast(Entry, what)))
+        elif what is None:
+            # A run of unknown characters is one token: English or another domain's words
+            # leave dozens of them, and making a Token for each character only to merge it
+            # into the next was much of what compiling them cost.
+            while start > 0 and step_of[start][0] is None:
+                start = start_of[start]
+            add(_unknown(text, start, end))
+        elif type(what) is Entry:
             kind, value, canonical, _ = what  # one unpacking, not three attribute lookups
             if kind == COMPOUND:
                 # Its parts are read from its start: one may be said in no character (停洗衣:
@@ -508,31 +521,33 @@ def _tokens(
                     at += length
                 tokens += reversed(parts)
             elif match == "pinyin":
-                tokens.append(Token(kind, canonical, text[start:end], start, match, value))
-            else:  # said as the entry is spelt (its canonical form is its surface): no slice
-                token = made.get((start, canonical))
-                if token is None:
-                    if len(made) >= TOKENS_KEPT:
-                        made.clear()  # bounded; refilled by what is said next
-                    token = made[start, canonical] = Token(
-                        kind, canonical, canonical, start, match, value
-                    )
-                tokens.append(token)
-            end = start
-            continue
-        said = text[start:end]
-        if isinstance(what, Timing):
-            tokens.append(Token("TIME", said, said, start, "exact", what))
-        elif isinstance(what, _Tenths):
-            tokens.append(Token("PCT", "成", "成", end - 1, "exact", "%"))
-            tokens.append(Token("NUM", said[:-1], said[:-1], start, "exact", float(what)))
+                add(Token(kind, canonical, text[start:end], start, match, value))
+            else:
+                add(_kept(made, start, what))
         else:
-            tokens.append(Token("NUM", said, said, start, "exact", what))
+            said = text[start:end]
+            if isinstance(what, Timing):
+                add(Token("TIME", said, said, start, "exact", what))
+            elif isinstance(what, _Tenths):
+                add(Token("PCT", "成", "成", end - 1, "exact", "%"))
+                add(Token("NUM", said[:-1], said[:-1], start, "exact", float(what)))
+            else:
+                add(Token("NUM", said, said, start, "exact", what))
         end = start
-    if unknown_to >= 0:
-        tokens.append(_unknown(text, 0, unknown_to))
     tokens.reverse()
     return tokens
+
+
+def _kept(made: dict[tuple[int, str], Token], start: int, entry: Entry) -> Token:
+    """The token of a word said exactly at `start`, kept for the next utterance that says it
+    there. Said as the entry is spelt (its canonical form is its surface): no slice."""
+    token = made.get((start, entry.canonical))
+    if token is None:
+        if len(made) >= TOKENS_KEPT:
+            made.clear()  # bounded; refilled by what is said next
+        kind, value, canonical, match = entry
+        token = made[start, canonical] = Token(kind, canonical, canonical, start, match, value)
+    return token
 
 
 # The words a name said with 的 inside is made of (Lexicon._names_across_de), and those it
@@ -563,8 +578,9 @@ def _number_forms(token: Token) -> tuple[str, ...]:
     return (token.said,)
 
 
-def _word_roles(tokens: list[Token]) -> list[Token]:
-    """The passes that give words the role their neighbours decide, in order.
+def _word_roles(tokens: list[Token], text: str) -> list[Token]:
+    """The passes that give words the role their neighbours decide, in order (`text`: the
+    utterance the tokens cover).
 
     Each pass changes only words of a few kinds, and most utterances have none of them: a
     pass is skipped when none of its kinds was lexed (_adverbs: no separator, no 和, and no
@@ -572,17 +588,30 @@ def _word_roles(tokens: list[Token]) -> list[Token]:
     count, a separator or a role of the same word (NEG → CANCEL), so the kinds lexed are all
     a later pass can meet (tests/test_lexer_passes.py checks that the skips change nothing).
     """
-    kinds = {t.kind for t in tokens}
+    kinds = set(map(_KIND, tokens))  # no bytecode a token
     repeated = len(kinds) < len(tokens)  # counted before _counts merges 三+个
-    if CLF in kinds or ("BA" in kinds and "NUM" in kinds):
+    if repeated or not kinds.isdisjoint(_PASS_KINDS):
+        return _passes(tokens, text, kinds, repeated)
+    return tokens  # most utterances: not even a copy of the list is made
+
+
+def _passes(tokens: list[Token], text: str, kinds: set[str], repeated: bool) -> list[Token]:
+    """_word_roles' passes, each skipped when none of its kinds was lexed."""
+    # 三把 is a count; 把 said first (把客厅灯调到30) follows no number. The 把 of a count is
+    # always the word 把 said as itself (no compound or reading makes one), so it is in the
+    # text after its first character.
+    if CLF in kinds or ("BA" in kinds and "NUM" in kinds and text.find("把", 1) > 0):
         tokens = _counts(tokens)
     if "SEP" in kinds or "AND" in kinds or repeated:  # else no verb is said twice
         tokens = _adverbs(tokens)
     if not kinds.isdisjoint(_ROLE_KINDS) or ("ON" in kinds and "NUM" in kinds):
         tokens = _roles(tokens)
     if kinds.isdisjoint(_SPOKEN_READS):
-        return tokens  # most utterances: not even a copy of the list is made
+        return tokens
     return _spoken(tokens, kinds)
+
+
+_KIND = attrgetter("kind")
 
 
 def _unknown(text: str, start: int, end: int) -> Token:
@@ -798,6 +827,9 @@ def _spoken(tokens: list[Token], kinds: set[str]) -> list[Token]:
 _SPOKEN_KINDS = frozenset({"ANY", "IT", "YIDIAN", "DOU", "CANCEL"})
 # The kinds without which _spoken changes nothing (_roles makes NEG a CANCEL).
 _SPOKEN_READS = _SPOKEN_KINDS | {"CONFIRM", "NEG"}
+# A kind one of _word_roles' passes reads: without one (and no kind twice) none runs. A
+# number, as a count (三个) or before a kelvin 开 (2700开).
+_PASS_KINDS = frozenset({CLF, "SEP", "AND", "NUM"}) | _ROLE_KINDS | _SPOKEN_READS
 
 
 def _clause_roles(out: list[Token], clause: list[int]) -> None:

@@ -1,5 +1,6 @@
 """What the lexer's shortcuts rely on in every lexicon: a word said exactly is its entry's
-canonical form (so _tokens takes the token's `said` from the entry, not from the text)."""
+canonical form (so _tokens takes the token's `said` from the entry, not from the text), and no
+word has a NUL (so the segmenter's lookups end at one past the text's end)."""
 
 from __future__ import annotations
 
@@ -24,6 +25,7 @@ _SPEC.loader.exec_module(_HOMEGEN)
 def _surfaces_are_canonical(home: Home) -> None:
     for surface, entry in Lexicon(home).entries.items():
         assert entry.canonical == surface, (surface, entry)
+        assert "\0" not in surface  # the segmenter ends its lookups at a NUL (Lexicon._said)
 
 
 def test_every_demo_word_is_spelt_as_its_entry() -> None:

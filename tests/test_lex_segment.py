@@ -70,5 +70,10 @@ def test_the_segmenter_finds_what_every_span_looked_up_finds(text: str) -> None:
     plain_back, plain_unknown = _plain_segment(_LEXICON, text)
     assert (found is None) == plain_unknown
     if found is not None:  # else the utterance is segmented again, with pinyin (Lexicon.lex)
-        plain = ([start for start, _, _ in plain_back], [(w, m, False) for _, w, m in plain_back])
+        # No step of the plain programme says its token is kept (the fourth field), so its
+        # tokens are all made by _tokens' general path: the kept words' shortcut must agree.
+        plain = (
+            [start for start, _, _ in plain_back],
+            [(w, m, False, None) for _, w, m in plain_back],
+        )
         assert _tokens(text, found, {}) == _tokens(text, plain, {})
