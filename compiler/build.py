@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from types import FunctionType
 from typing import Any, NamedTuple, TypeVar
 
 from jiayu.compiler.lalr import Leaf, Node
@@ -141,8 +142,10 @@ COMPLAINT_PREFIX = "complaint:"
 
 def complaint_of(clause: Clause) -> str | None:
     """The kind of complaint a clause is (hot, dark, …), or None for any other clause."""
+    if clause.action != "adjust":
+        return None  # most clauses, asked by the resolver and the planner on every turn
     word = clause.value.word if clause.value is not None else None
-    if clause.action == "adjust" and word is not None and word.startswith(COMPLAINT_PREFIX):
+    if word is not None and word.startswith(COMPLAINT_PREFIX):
         return word[len(COMPLAINT_PREFIX) :]
     return None
 
@@ -169,7 +172,8 @@ BUILDS_KEPT = 2048
 def builder_of(tree: Node) -> tuple[Build, tuple[Leaf, ...]]:
     """A function that builds `tree` bottom-up, calling the Builder's method of each rule on
     its children, left to right, as a recursive walk of the tree would; and the tree's words
-    (its leaves) to call it with, after the Builder.
+    (its leaves) to call it with, after the Builder. They are its defaults too, so a compile
+    calls it with the Builder alone.
 
     The calls are written out once per tree shape (`_BUILDS`) and the function is kept with
     the tree (compiler/parse.py), so a compile makes one call: a recursive walk made three
@@ -188,7 +192,11 @@ def builder_of(tree: Node) -> tuple[Build, tuple[Leaf, ...]]:
                 assert isinstance(child, Leaf)
                 args.append(f"w{len(leaves)}")
                 leaves.append(child)
-        lines.append(f"    r{len(lines)} = b.{node.data}({', '.join(args)})")
+        if node.data == "clauses" and len(args) == 1 and type(node.children[0]) is Node:
+            # One phrase said alone, as most are: Builder.clauses only puts it in a list.
+            lines.append(f"    r{len(lines)} = [{args[0]}]")
+        else:
+            lines.append(f"    r{len(lines)} = b.{node.data}({', '.join(args)})")
         return f"r{len(lines) - 1}"
 
     result = call(tree)
@@ -201,7 +209,9 @@ def builder_of(tree: Node) -> tuple[Build, tuple[Leaf, ...]]:
         if len(_BUILDS) >= BUILDS_KEPT:
             _BUILDS.clear()  # bounded, as the trees are (compiler/parse.py)
         build = _BUILDS[source] = made["build"]
-    return build, tuple(leaves)
+    words = tuple(leaves)
+    # The shape's code, with this tree's words as its defaults (a function object, no exec).
+    return FunctionType(build.__code__, build.__globals__, build.__name__, words), words
 
 
 class Builder:
@@ -350,23 +360,27 @@ class Builder:
     # --- clauses -----------------------------------------------------------
 
     def target_tail(self, *children: Any) -> Group | _Qualifier:
-        for targets in children:
-            if type(targets) is _Targets:
-                break
-        if targets.exclusion_only:
-            # 卫生间和浴室的不用开: only what is taken away, then a verb: it qualifies the
-            # phrase it follows (or precedes), never "everything but these".
-            return _Qualifier(targets[0].exclude, targets.after, targets.start)
+        # One look at the children: the first run of targets, and the tails (a Tail, or a
+        # list of them) said after or around it.
+        targets: Any = None
         tails: list[Tail] = []
         said = 0  # how many tails were said (温度和湿度多少 is one, of two)
         for c in children:
-            if type(c) is Tail:
+            kind = type(c)
+            if kind is Tail:
                 tails.append(c)
-            elif isinstance(c, list) and c is not targets:
+            elif kind is _Targets and targets is None:
+                targets = c
+                continue
+            elif isinstance(c, list):
                 tails.extend(c)
             else:
                 continue
             said += 1
+        if targets.exclusion_only:
+            # 卫生间和浴室的不用开: only what is taken away, then a verb: it qualifies the
+            # phrase it follows (or precedes), never "everything but these".
+            return _Qualifier(targets[0].exclude, targets.after, targets.start)
         if said > 1 and any(t.action == "query" for t in tails):
             # 会客模式打开: a query run into an action is a misreading, not two requests.
             raise Unsupported(
@@ -891,15 +905,18 @@ class Builder:
         for item in part:
             tok = tokens[item.index]
             kind = tok.kind
+            # The kinds most said first: 的 is in most runs and reads nothing.
             if kind in PLACE_KINDS:
-                place_id = tok.value if kind in ("ROOM", "FLOOR", "GROUP") else None
+                place_id = tok.value if kind in _SPAN_PLACES else None
                 places.append(Place(PLACE_KINDS[kind], place_id, tok.text))
+            elif kind == "TYPE":
+                type_token = tok
+            elif kind == "DE":
+                continue
             elif kind in ("NAME", "SCENE"):
                 names.append(tok)
                 if kind == "SCENE":
                     self._scenes[tok.text] = tok.value
-            elif kind == "TYPE":
-                type_token = tok
             elif kind in ("ALL", "DOU"):
                 quantifier = "all"
             elif kind == "ANY":

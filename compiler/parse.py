@@ -6,15 +6,15 @@ process (compiler/lalr.py). A home change rebuilds only the lexicon (compiler/le
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from operator import attrgetter
 from typing import NamedTuple
 
-from jiayu.compiler.build import Build, Builder, Unsupported, builder_of
+from jiayu.compiler.build import Builder, Unsupported, builder_of
 from jiayu.compiler.confidence import CERTAIN, confidence
-from jiayu.compiler.lalr import Leaf, Node, Stuck, tables
+from jiayu.compiler.lalr import Node, Stuck, tables
 from jiayu.compiler.lexicon import FILLER, Lexicon
-from jiayu.ir import Compiled, NoParse, Parse, Token
+from jiayu.ir import Clause, Compiled, NoParse, Parse, Token
 from jiayu.text import MAX_LENGTH, normalize
 
 _KIND = attrgetter("kind")
@@ -28,11 +28,11 @@ TREE_CACHE_SIZE = 4096
 
 
 class _Parsed(NamedTuple):
-    """A parse tree, and its build function and words (compiler/build.py builder_of)."""
+    """A parse tree, and its build function (compiler/build.py builder_of) with the tree's
+    words already given: it is called with the Builder alone."""
 
     tree: Node
-    build: Build
-    leaves: tuple[Leaf, ...]
+    build: Callable[[Builder], tuple[Clause, ...]]
 
 
 _trees: dict[tuple[str, ...], _Parsed | Stuck] = {}
@@ -49,7 +49,7 @@ def _parsed(kinds: tuple[str, ...]) -> _Parsed | Stuck:
     found = _trees.get(kinds)
     if found is None:
         tree = tables().parse(kinds)
-        found = tree if isinstance(tree, Stuck) else _Parsed(tree, *builder_of(tree))
+        found = tree if isinstance(tree, Stuck) else _Parsed(tree, builder_of(tree)[0])
         if len(_trees) >= TREE_CACHE_SIZE:
             _trees.clear()  # bounded; refilled by what is said next
         _trees[kinds] = found
@@ -103,11 +103,11 @@ def compile_normalized(text: str, norm: str, lexicon: Lexicon) -> Compiled:
             f"the sentence stops after “{words[-1].said}”: what was to follow is missing",
             tuple(tokens),
         )
-    parsed = _parsed(kinds)
+    parsed = _trees.get(kinds) or _parsed(kinds)  # a kept tree, most often: no call
     if isinstance(parsed, Stuck):
         return _no_parse(norm, words, tokens, parsed)
     try:
-        clauses = parsed.build(Builder(words), *parsed.leaves)
+        clauses = parsed.build(Builder(words))
     except Unsupported as err:
         return NoParse(norm, err.position, err.reason, str(err), tuple(tokens))
     if len(clauses) > MAX_CLAUSES:
