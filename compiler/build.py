@@ -119,7 +119,7 @@ class _Targets(list[Target]):
         exclusion_only: bool = False,
         after: bool = False,
     ) -> None:
-        super().__init__(targets)
+        list.__init__(self, targets)  # not super(): no proxy object made for the call
         self.start = start
         self.exclusion_only = exclusion_only
         """Nothing but an exclusion was said (除了书房 / 书房除外): it qualifies a clause."""
@@ -227,6 +227,8 @@ class Builder:
         self._select_at: dict[int, int] = {}  # id of a select clause → offset of its words
 
     def _scene_of(self, target: Target) -> str | None:
+        if not self._scenes:
+            return None  # no scene was said, as in most utterances: nothing to look at
         if target.name is None or target.places or target.type_word or target.is_set:
             return None
         return self._scenes.get(target.name.text)
