@@ -6,15 +6,19 @@ process (compiler/lalr.py). A home change rebuilds only the lexicon (compiler/le
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from operator import attrgetter
 from typing import NamedTuple
 
-from jiayu.compiler.build import Build, Builder, Unsupported, builder_of
+from jiayu.compiler.build import Builder, Unsupported, builder_of
 from jiayu.compiler.confidence import CERTAIN, confidence
-from jiayu.compiler.lalr import Leaf, Node, Stuck, tables
+from jiayu.compiler.lalr import Node, Stuck, tables
 from jiayu.compiler.lexicon import FILLER, Lexicon
-from jiayu.ir import Compiled, NoParse, Parse, Token
+from jiayu.ir import Clause, Compiled, NoParse, Parse, Token
 from jiayu.text import MAX_LENGTH, normalize
+
+_KIND = attrgetter("kind")
+_MATCH = attrgetter("match")
 
 MAX_CLAUSES = 20
 """More actions than this in one breath is not a home command; it is refused whole."""
@@ -24,11 +28,11 @@ TREE_CACHE_SIZE = 4096
 
 
 class _Parsed(NamedTuple):
-    """A parse tree, and its build function and words (compiler/build.py builder_of)."""
+    """A parse tree, and its build function (compiler/build.py builder_of) with the tree's
+    words already given: it is called with the Builder alone."""
 
     tree: Node
-    build: Build
-    leaves: tuple[Leaf, ...]
+    build: Callable[[Builder], tuple[Clause, ...]]
 
 
 _trees: dict[tuple[str, ...], _Parsed | Stuck] = {}
@@ -45,7 +49,7 @@ def _parsed(kinds: tuple[str, ...]) -> _Parsed | Stuck:
     found = _trees.get(kinds)
     if found is None:
         tree = tables().parse(kinds)
-        found = tree if isinstance(tree, Stuck) else _Parsed(tree, *builder_of(tree))
+        found = tree if isinstance(tree, Stuck) else _Parsed(tree, builder_of(tree)[0])
         if len(_trees) >= TREE_CACHE_SIZE:
             _trees.clear()  # bounded; refilled by what is said next
         _trees[kinds] = found
@@ -73,17 +77,22 @@ def compile_normalized(text: str, norm: str, lexicon: Lexicon) -> Compiled:
             norm, MAX_LENGTH, "too_long", f"longer than {MAX_LENGTH} characters: not a home command"
         )
     tokens = lexicon.lex(norm)
-    words = [t for t in tokens if t.kind != FILLER]
+    # The kinds and matches are read in C (map over attrgetter), not by a Python loop per
+    # word; most utterances have no filler, and then the words are the tokens.
+    kinds = tuple(map(_KIND, tokens))
+    words: Sequence[Token] = tokens
+    if FILLER in kinds:
+        words = [t for t in tokens if t.kind != FILLER]
+        kinds = tuple(map(_KIND, words))
     if not words:
         return NoParse(norm, 0, "no_words", "only fillers or politeness", tuple(tokens))
-    kinds = tuple([t.kind for t in words])
-    matches = {t.match for t in words}
+    matches = set(map(_MATCH, words))
     # Most utterances have no unknown word and none of another domain: nothing to look for.
     if "unknown" in matches or "NOT_HOME" in kinds:
         outside = _outside(norm, words, tokens, lexicon.name_chars)
         if outside is not None:
             return outside
-    if words[-1].kind == "SEP" and words[-1].text.isalnum():
+    if kinds[-1] == "SEP" and words[-1].text.isalnum():
         # 打开客厅灯然后 / …同时: a connective word last means the rest was cut off (or was
         # not a connective at all: 佟侍 heard as 同时). Acting on the first half is acting on
         # half a sentence; trailing punctuation is only punctuation.
@@ -94,14 +103,14 @@ def compile_normalized(text: str, norm: str, lexicon: Lexicon) -> Compiled:
             f"the sentence stops after “{words[-1].said}”: what was to follow is missing",
             tuple(tokens),
         )
-    parsed = _parsed(kinds)
+    parsed = _trees.get(kinds) or _parsed(kinds)  # a kept tree, most often: no call
     if isinstance(parsed, Stuck):
         return _no_parse(norm, words, tokens, parsed)
     try:
-        body = parsed.build(Builder(words), *parsed.leaves)
+        clauses = parsed.build(Builder(words))
     except Unsupported as err:
         return NoParse(norm, err.position, err.reason, str(err), tuple(tokens))
-    if len(body.clauses) > MAX_CLAUSES:
+    if len(clauses) > MAX_CLAUSES:
         return NoParse(
             norm,
             0,
@@ -110,7 +119,7 @@ def compile_normalized(text: str, norm: str, lexicon: Lexicon) -> Compiled:
             tuple(tokens),
         )
     sure = 1.0 if matches <= CERTAIN else confidence(words)  # most words are said exactly
-    return Parse(norm, body.clauses, sure, tuple(tokens))
+    return Parse(norm, clauses, sure, tuple(tokens))
 
 
 # Words that make an utterance about the home: without one, unknown words are another

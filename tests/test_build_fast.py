@@ -100,3 +100,48 @@ def test_a_run_of_one_part_is_what_joining_its_parts_makes_of_it(text: str) -> N
     run = [Leaf(t.kind, i) for i, t in enumerate(words) if t.kind != "AND"]
     builder = Builder(words)
     assert builder._split(run) == _joined_parts([builder._one_target(run)])
+
+
+def _read_run(read: Any, *args: Any) -> Any:
+    """A run's targets as `read` reads them, and what the rules after it read of it."""
+
+    def shown() -> Any:
+        run = read(*args)
+        return (list(run), run.start, run.exclusion_only, run.after)
+
+    return _outcome(shown)
+
+
+# The words a run of target words is made of, 的, 和 and the exclusion words among them,
+# so that the random runs below meet each of them often.
+_TARGET_KINDS = ["DE", "AND", "EXCEPT", "EXCEPT_END", "EXCEPT_POST", "ALL", "DOU", "ANY"]
+_TARGET_KINDS += ["IT", "OTHER", "HOME", "THIS_ROOM", "TYPE"]
+_TARGET_WORDS = sorted(
+    {
+        w
+        for kind in _TARGET_KINDS
+        for w in TABLES[kind]
+    }
+    | {d.name for d in _HOME.devices}
+    | {r.name for r in _HOME.rooms}
+    | {"两个", "三盏"}
+)
+_RUN = st.lists(
+    st.sampled_from(_TARGET_WORDS) | st.sampled_from(_POOL), min_size=1, max_size=6
+).map("".join)
+
+
+@settings(max_examples=400, deadline=None)
+@given(_RUN)
+def test_a_run_read_at_once_is_what_the_general_reading_makes_of_it(text: str) -> None:
+    """target() reads a run of plain words of one part at once; every run of words (with
+    的, 和 and 除外 among them) must read as the general reading (_target) reads it, and
+    leave the same scenes said."""
+    _, _, words = _words(text)
+    leaves = [Leaf(t.kind, i) for i, t in enumerate(words)]
+    for begin in range(len(leaves)):
+        for end in range(begin, len(leaves) + 1):
+            run = leaves[begin:end]
+            at_once, general = Builder(words), Builder(words)
+            assert _read_run(at_once.target, *run) == _read_run(general._target, run)
+            assert at_once._scenes == general._scenes
