@@ -157,7 +157,7 @@ class Engine:
         `area` is the speaker's room id (a satellite's area), `user` who is speaking (for
         preferences); a hub passes what it knows. `listener` hears each command start,
         finish or fail."""
-        runner = self._sync_runner()
+        runner = self.runner or self._sync_runner()  # (an AsyncHub's engine has none: raises)
         session = self.sessions.get(session_id)
         with session.lock:
             try:

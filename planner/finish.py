@@ -90,10 +90,12 @@ def result(
     """The Result of a planned and sent turn: `understood` is what it planned (None if it was
     not understood), `kept` the turn's compile from the cache, whose `ir` and `compact` forms
     are built once for every turn that says the same."""
+    # The draft's lists go to the Result as they are, unless a batch adds to them (the draft
+    # is done with; most turns add nothing).
     outcomes = list(draft.outcomes)
     replies: list[str] = []
-    failures = list(draft.failures)
-    scheduled = list(draft.scheduled)
+    failures = draft.failures
+    scheduled = draft.scheduled
     home = draft.home
     for part in draft.parts:
         if isinstance(part, str):
@@ -107,12 +109,18 @@ def result(
         elif part.deferred:
             outcomes.append("scheduled")
         if part.failed:
-            failures += (
-                {"device": c.device, "command": c.command, "reason": reason}
-                for c, reason in part.failed
-            )
+            failures = [
+                *failures,
+                *(
+                    {"device": c.device, "command": c.command, "reason": reason}
+                    for c, reason in part.failed
+                ),
+            ]
         if part.deferred:
-            scheduled += ({**s.result_json(), "scene": part.scene} for s in part.deferred)
+            scheduled = [
+                *scheduled,
+                *({**s.result_json(), "scene": part.scene} for s in part.deferred),
+            ]
     if audit_failed:
         outcomes.append("rejected")
         replies.append(say("failed.audit"))
@@ -131,9 +139,9 @@ def result(
         "none" if understood is None else understood.source,  # type: ignore[arg-type]
         *_forms(draft, understood, kept),
         failures,
-        pending=commands_json(draft.held) if outcome == "confirm" else [],
-        scheduled=scheduled,
-        timings=draft.timings,
+        commands_json(draft.held) if outcome == "confirm" else [],
+        scheduled,
+        draft.timings,
     )
 
 
