@@ -126,7 +126,8 @@ def result(
         replies.append(say("failed.audit"))
     outcome = most_blocking(outcomes) if outcomes else "noop"
     replies = list(filter(None, replies))
-    reply = _ALL(parts=replies)
+    # One reply (most turns) is said as it is: the phrases joined are that one, as a str.
+    reply = str(replies[0]) if len(replies) == 1 else _ALL(parts=replies)
     if outcome == "executed" and not (replies and isinstance(replies[0], Acknowledged)):
         reply = _OK_THEN(reply=reply)
     return Result(

@@ -82,13 +82,15 @@ def done_phrase(
 ) -> str:
     """What was done, grouped by command: 已打开客厅灯 / 已把客厅空调温度调到26度; or, by
     `tense`, what is being done (正在打开客厅灯) or will be (半小时后打开客厅灯)."""
-    if len(sent) > _SAID_MOST:
+    count = len(sent)
+    if count > _SAID_MOST:
         return _done_phrase(home, clause, sent, tense)
     # Commands hash by device and command and compare their params too. The home is keyed
     # by identity and held by its entry, so a kept phrase never outlives its home's names.
     # Past _MAX_LISTED devices they are counted, in the clause's type word.
-    target = clause.target if clause is not None and len(sent) > _MAX_LISTED else None
-    said_as = (target.type_word, target.device_type) if target is not None else None
+    said_as = None
+    if count > _MAX_LISTED and clause is not None and clause.target is not None:
+        said_as = (clause.target.type_word, clause.target.device_type)
     key = (id(home), tense, said_as, *sent)
     kept = _SAID.get(key)
     if kept is not None and kept[0] is home:
