@@ -228,8 +228,8 @@ class Draft:
     def sent(self) -> list[Command]:
         return list(chain.from_iterable(map(_SENT, self.batches)))
 
-    def planned_commands(self) -> list[Command]:
-        return list(chain.from_iterable(map(_COMMANDS, self.batches)))
+    def planned_commands(self) -> tuple[Command, ...]:
+        return tuple(chain.from_iterable(map(_COMMANDS, self.batches)))
 
     def prefetch(self, devices: Sequence[str]) -> None:
         """Ask for every read these devices still need, together (one round trip)."""

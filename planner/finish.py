@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from functools import partial
-from itertools import chain
 from operator import attrgetter
 from typing import Any
 
@@ -47,7 +46,7 @@ def _decided(outcomes: list[Outcome], commands: bool) -> Outcome:
 def update_session(draft: Draft, session: Session) -> None:
     """What a planned user's turn changes in its session: the question it waits on now, and
     what it did (for 它, 那个房间, 再来一次)."""
-    commands = tuple(chain.from_iterable(map(_COMMANDS, draft.batches)))
+    commands = draft.planned_commands()
     outcome = _decided(draft.outcomes, bool(commands))
     pending = draft.pending
     if pending is not None and outcome != "confirm" and isinstance(pending, PendingConfirm):
