@@ -76,6 +76,10 @@ few commands depends only on them, the tense and the home's names."""
 _SAID_SIZE = 1024
 _SAID_MOST = 8  # commands in a phrase worth keeping (所有的灯 is thousands, said rarely)
 
+_COMMAND = attrgetter("command")
+_DEVICE = attrgetter("device")
+_PARAMS = attrgetter("params")
+
 
 def done_phrase(
     home: Home, clause: Clause | None, sent: Sequence[Command], tense: Tense = "done"
@@ -85,13 +89,21 @@ def done_phrase(
     count = len(sent)
     if count > _SAID_MOST:
         return _done_phrase(home, clause, sent, tense)
-    # Commands hash by device and command and compare their params too. The home is keyed
-    # by identity and held by its entry, so a kept phrase never outlives its home's names.
-    # Past _MAX_LISTED devices they are counted, in the clause's type word.
+    # Keyed by the commands' devices, names and params as text (C-level: a Command's own
+    # hash and == are Python functions); params whose text is equal are equal. The home is
+    # keyed by identity and held by its entry, so a kept phrase never outlives its home's
+    # names. Past _MAX_LISTED devices they are counted, in the clause's type word.
     said_as = None
     if count > _MAX_LISTED and clause is not None and clause.target is not None:
         said_as = (clause.target.type_word, clause.target.device_type)
-    key = (id(home), tense, said_as, *sent)
+    key = (
+        id(home),
+        tense,
+        said_as,
+        *map(_DEVICE, sent),
+        *map(_COMMAND, sent),
+        *map(repr, map(_PARAMS, sent)),
+    )
     kept = _SAID.get(key)
     if kept is not None and kept[0] is home:
         return kept[1]
@@ -138,10 +150,6 @@ def _done_phrase(home: Home, clause: Clause | None, sent: Sequence[Command], ten
 
 Group = tuple[str, Mapping[str, object], list[str]]
 """A command, its params, and the devices it went to."""
-
-_COMMAND = attrgetter("command")
-_DEVICE = attrgetter("device")
-_PARAMS = attrgetter("params")
 
 
 def grouped(sent: Sequence[Command]) -> list[Group]:
