@@ -38,6 +38,7 @@ def decided(draft: Draft) -> Outcome:
 
 
 def _decided(outcomes: list[Outcome], commands: bool) -> Outcome:
+    """The most blocking of `outcomes` and, when there are `commands`, executed."""
     if not outcomes:  # most turns: only commands, or nothing at all
         return "executed" if commands else "noop"
     return most_blocking([*outcomes, "executed"] if commands else outcomes)
@@ -92,6 +93,7 @@ def result(
     # The draft's lists go to the Result as they are, unless a batch adds to them (the draft
     # is done with; most turns add nothing).
     outcomes = list(draft.outcomes)
+    executed = False
     replies: list[str] = []
     failures = draft.failures
     scheduled = draft.scheduled
@@ -102,7 +104,7 @@ def result(
             continue
         replies += batch_phrases(home, part)
         if part.sent:
-            outcomes.append("executed")
+            executed = True
         elif part.failed:
             outcomes.append("rejected")
         elif part.deferred:
@@ -123,7 +125,7 @@ def result(
     if audit_failed:
         outcomes.append("rejected")
         replies.append(say("failed.audit"))
-    outcome = most_blocking(outcomes) if outcomes else "noop"
+    outcome = _decided(outcomes, executed)
     replies = list(filter(None, replies))
     # One reply (most turns) is said as it is: the phrases joined are that one, as a str.
     reply = str(replies[0]) if len(replies) == 1 else _ALL(parts=replies)
@@ -196,15 +198,15 @@ def _forms(
     """Builders of the Result's compact and ir forms, run only if the caller reads them. They
     hold the turn's parse and the home, not the draft; a kept compile builds each once.
     (Partials, not closures: made on every turn, read on few.)"""
-    parsed = llm_compact = None
-    if understood is not None:
-        parsed, llm_compact = understood.parsed, understood.compact
     home, resolver = draft.home, draft.ctx.resolver
-    if kept is None:  # a fired schedule: no compile
-        return partial(_compact, llm_compact, parsed, home, resolver), dict
-    if llm_compact is None and parsed is kept.compiled:  # most turns: the grammar's own parse
-        return partial(_kept_compact, kept, parsed, home, resolver), kept.ir
-    return partial(_compact, llm_compact, parsed, home, resolver), kept.ir
+    if understood is None:  # not understood: no parse
+        build = partial(_compact, None, None, home, resolver)
+    elif kept is not None and understood.compact is None and understood.parsed is kept.compiled:
+        # Most turns: the grammar's own parse of a kept compile, whose forms it keeps.
+        return partial(_kept_compact, kept, understood.parsed, home, resolver), kept.ir
+    else:
+        build = partial(_compact, understood.compact, understood.parsed, home, resolver)
+    return build, dict if kept is None else kept.ir  # (no compile: a fired schedule)
 
 
 def _kept_compact(
