@@ -131,6 +131,7 @@ def result(
     reply = str(replies[0]) if len(replies) == 1 else _ALL(parts=replies)
     if outcome == "executed" and not (replies and isinstance(replies[0], Acknowledged)):
         reply = _OK_THEN(reply=reply)
+    compact, ir = _forms(draft, understood, kept)
     return Result(
         draft.text,
         outcome,
@@ -139,7 +140,8 @@ def result(
         list(dict.fromkeys(draft.options)) if draft.options else [],
         reply,
         "none" if understood is None else understood.source,  # type: ignore[arg-type]
-        *_forms(draft, understood, kept),
+        compact,
+        ir,
         failures,
         commands_json(draft.held) if outcome == "confirm" else [],
         scheduled,
