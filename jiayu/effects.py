@@ -10,7 +10,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import replace
-from datetime import datetime, timedelta
+from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
 from jiayu.errors import JiayuError
@@ -18,9 +18,8 @@ from jiayu.executor.schedules import Dropped, ScheduleStore
 from jiayu.grammar.phrases import say
 from jiayu.home import Home
 from jiayu.ir import Command
-from jiayu.planner.draft import AddSchedule, CancelSchedules, Write
-from jiayu.planner.finish import command_json
-from jiayu.planner.plan import Batch
+from jiayu.planner.draft import AddSchedule, CancelSchedules, Draft, Write
+from jiayu.planner.finish import commands_json
 from jiayu.planner.timing import Schedule, new_schedule_id
 from jiayu.planner.turn import Consult
 from jiayu.preferences import PreferenceStore
@@ -94,18 +93,13 @@ def consult(fallback: Fallback | None, effect: Consult) -> Any:
     )
 
 
-def defer_scene_steps(
-    schedules: ScheduleStore,
-    now: datetime,
-    batches: Sequence[Batch],
-    session: str,
-    user: str | None,
-) -> None:
+def defer_scene_steps(schedules: ScheduleStore, draft: Draft) -> None:
     """Under the sync API a scene's delayed steps are kept as schedules, fired by `run_due`
     when their time comes, not sent at once (there is no background to pace them in)."""
-    for batch in batches:
+    for batch in draft.batches:
         if not any(batch.delays):
             continue
+        now, session, user = draft.ctx.now, draft.session.id, draft.ctx.user
         offset, at_once = 0.0, list[Command]()
         for command, delay in zip(batch.commands, batch.delays, strict=True):
             offset += delay
@@ -141,7 +135,7 @@ def crashed(session: Session, text: str, sent: Sequence[Command] = ()) -> Result
     """The Result of a turn that hit a bug: whatever was already sent is reported."""
     log.exception("jiayu.turn_failed", extra={"session": session.id, "text": text})
     session.pending = None
-    commands = [command_json(c) for c in sent]
+    commands = commands_json(sent)
     return Result(
         text,
         "executed" if commands else "unknown",

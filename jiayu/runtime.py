@@ -26,7 +26,7 @@ from jiayu.executor.scheduler import Scheduler
 from jiayu.grammar.phrases import say
 from jiayu.ir import Command
 from jiayu.planner.draft import Draft, Read
-from jiayu.planner.finish import announce, command_json, decided, late_failures
+from jiayu.planner.finish import announce, commands_json, decided, late_failures
 from jiayu.planner.plan import Batch
 from jiayu.planner.timing import Schedule
 from jiayu.planner.turn import Consult, Send, Steps, fire
@@ -165,8 +165,8 @@ class Runtime:
         return Handled(
             reply,
             outcome,
-            [command_json(c) for c in draft.planned_commands()],
-            [command_json(c) for c in draft.held] if outcome == "confirm" else [],
+            commands_json(draft.planned_commands()),
+            commands_json(draft.held) if outcome == "confirm" else [],
             list(dict.fromkeys(draft.options)),
             draft.answers,
             number,

@@ -26,7 +26,10 @@ from jiayu.text import normalize, shown
 def utterance(draft: Draft, said: tuple[Clause, ...]) -> None:
     """Plan an understood utterance against the question the session was waiting on; a
     confirmation this turn asks for is stamped with its time and its user."""
-    _utterance(draft, said)
+    if draft.pending_in is None and (not said or said[0].action != "cancel"):
+        plan_clauses.run(draft, said, [], None)  # most turns: nothing waits, and no 算了 is said
+    else:
+        _utterance(draft, said)
     asked = draft.pending
     if asked is not None and asked is not draft.pending_in and isinstance(asked, PendingConfirm):
         draft.pending = replace(asked, asked_at=draft.ctx.now, user=draft.ctx.user)

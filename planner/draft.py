@@ -13,12 +13,14 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, NamedTuple, Protocol
+from itertools import chain
+from operator import attrgetter
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
 from jiayu.catalog import apply_command
 from jiayu.errors import JiayuError
 from jiayu.home import Home
-from jiayu.ir import Clause, Command, Compiled, Parse
+from jiayu.ir import Clause, Command
 from jiayu.planner.plan import Batch
 from jiayu.planner.timing import Schedule
 from jiayu.preferences import Preference
@@ -27,6 +29,9 @@ from jiayu.resolver.session import PendingClarify, PendingConfirm, Session
 from jiayu.result import Outcome
 
 Pending = PendingClarify | PendingConfirm | None
+
+_SENT = attrgetter("sent")
+_COMMANDS = attrgetter("commands")
 
 
 class ReadError(Protocol):
@@ -153,10 +158,6 @@ class Draft:
     overlay: dict[str, dict[str, Any]] = field(default_factory=dict)
     planned: set[Command] = field(default_factory=set)
     """Commands queued so far (a command compares equal when its params do too)."""
-    source: str = "none"
-    parsed: Parse | None = None
-    compiled: Compiled | None = None
-    llm_compact: list[dict[str, Any]] | None = None
     scheduled: list[dict[str, Any]] = field(default_factory=list)
     timings: dict[str, float] = field(default_factory=dict)
     stop_scene: bool = False  # 算了/停下 with nothing waiting: stops a running long scene
@@ -177,15 +178,27 @@ class Draft:
     ) -> None:
         # Written out: one Draft is made per planning pass, and the generated __init__ (every
         # field a parameter, each default factory called through a test) ran 172 bytecodes
-        # of a 3,000-bytecode turn; this runs half as many.
-        self.text, self.ctx, self.known, self.written = text, ctx, known, written
-        self.pending_in, self.pending = pending_in, None
-        self.parts, self.batches, self.outcomes, self.held = [], [], [], []
+        # of a 3,000-bytecode turn; this runs 70. One field a statement: a tuple of four or
+        # more is built and unpacked again.
+        self.text = text
+        self.ctx = ctx
+        self.known = known
+        self.written = written
+        self.pending_in = pending_in
+        self.pending = None
+        self.parts = []
+        self.batches = []
+        self.outcomes = []
+        self.held = []
         self.answers = []
-        self.options, self.failures, self.devices, self.scheduled = [], [], [], []
+        self.options = []
+        self.failures = []
+        self.devices = []
+        self.scheduled = []
+        self.overlay = {}
+        self.planned = set()
+        self.timings = {}
         self.asked = self.stop_scene = False
-        self.overlay, self.planned, self.timings = {}, set(), {}
-        self.source, self.parsed, self.compiled, self.llm_compact = "none", None, None, None
         self.writes = self.resolves = 0
         self.resolved = resolved
 
@@ -193,13 +206,19 @@ class Draft:
         self.outcomes.append(outcome)
         self.parts.append(reply)
 
-    @property
-    def home(self) -> Home:
-        return self.ctx.home
+    if TYPE_CHECKING:
 
-    @property
-    def session(self) -> Session:
-        return self.ctx.session
+        @property
+        def home(self) -> Home: ...
+
+        @property
+        def session(self) -> Session: ...
+
+    else:
+        # Read a dozen times a turn: a property whose getter is C (attrgetter) runs no Python
+        # frame, and the draft keeps no copy of what its ctx holds.
+        home = property(attrgetter("ctx.home"), doc="The home (the ctx's).")
+        session = property(attrgetter("ctx.session"), doc="The session (read only).")
 
     def add_batch(self, batch: Batch) -> None:
         """Commands to send, reported where they stand among the replies."""
@@ -207,10 +226,10 @@ class Draft:
         self.batches.append(batch)
 
     def sent(self) -> list[Command]:
-        return [c for b in self.batches for c in b.sent]
+        return list(chain.from_iterable(map(_SENT, self.batches)))
 
-    def planned_commands(self) -> list[Command]:
-        return [c for b in self.batches for c in b.commands]
+    def planned_commands(self) -> tuple[Command, ...]:
+        return tuple(chain.from_iterable(map(_COMMANDS, self.batches)))
 
     def prefetch(self, devices: Sequence[str]) -> None:
         """Ask for every read these devices still need, together (one round trip)."""
@@ -248,14 +267,16 @@ class Draft:
         change while a turn is planned), so each is resolved once per turn."""
         asked = (clause, tuple(focus), previous)
         index = self.resolves
-        self.resolves += 1
-        if index < len(self.resolved) and self.resolved[index][0] == asked:
-            return self.resolved[index][1]
+        self.resolves = index + 1
+        resolved = self.resolved
+        if index < len(resolved):  # a pass run again: asked before, most likely the same
+            if resolved[index][0] == asked:
+                return resolved[index][1]
+            del resolved[index:]
         resolution = self.ctx.resolver.resolve(
             clause, self.session, focus=focus, previous=previous, area=self.ctx.area
         )
-        del self.resolved[index:]
-        self.resolved.append((asked, resolution))
+        resolved.append((asked, resolution))
         return resolution
 
     def wrote(self) -> bool:

@@ -4,15 +4,17 @@ reply said before anything is sent, and the Result once every command has been t
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from functools import partial
+from operator import attrgetter
 from typing import Any
 
 from jiayu.compiler.cache import Compile
 from jiayu.compiler.compact import UNKNOWN, compact
+from jiayu.compiler.understand import Understood
 from jiayu.grammar.phrases import phrase, say
 from jiayu.home import Home
-from jiayu.ir import Command, Compiled, Parse, to_json
+from jiayu.ir import Command, Parse
 from jiayu.planner.draft import Draft
 from jiayu.planner.plan import Batch
 from jiayu.planner.replies import Acknowledged, done_phrase
@@ -25,36 +27,39 @@ from jiayu.text import shown
 _ALL = phrase("done.all")
 _OK_THEN = phrase("done.ok_then")
 
+_COMMANDS = attrgetter("commands")
+_DEVICE = attrgetter("device")
+_ROOM = attrgetter("room")
+
 
 def decided(draft: Draft) -> Outcome:
     """The turn's outcome as planned: what sending may still turn into a failure."""
-    return _decided(draft, draft.planned_commands())
+    return _decided(draft.outcomes, any(map(_COMMANDS, draft.batches)))
 
 
-def _decided(draft: Draft, commands: list[Command]) -> Outcome:
-    outcomes = draft.outcomes
-    if commands:
-        outcomes = [*outcomes, "executed"]
-    return most_blocking(outcomes) if outcomes else "noop"
+def _decided(outcomes: list[Outcome], commands: bool) -> Outcome:
+    """The most blocking of `outcomes` and, when there are `commands`, executed."""
+    if not outcomes:  # most turns: only commands, or nothing at all
+        return "executed" if commands else "noop"
+    return most_blocking([*outcomes, "executed"] if commands else outcomes)
 
 
 def update_session(draft: Draft, session: Session) -> None:
     """What a planned user's turn changes in its session: the question it waits on now, and
     what it did (for 它, 那个房间, 再来一次)."""
-    planned = draft.planned_commands()
-    outcome = _decided(draft, planned)
+    commands = draft.planned_commands()
+    outcome = _decided(draft.outcomes, bool(commands))
     pending = draft.pending
-    if outcome != "confirm" and isinstance(pending, PendingConfirm):
+    if pending is not None and outcome != "confirm" and isinstance(pending, PendingConfirm):
         pending = None  # the question was overtaken by what else the turn said
     session.pending = pending
-    commands = tuple(planned)
-    device = draft.home.device
     if len(commands) == 1 and not draft.devices:  # most turns: one command
-        devices: tuple[str, ...] = (commands[0].device,)
-        rooms: tuple[str, ...] = (device(devices[0]).room,)
+        device = commands[0].device
+        devices: tuple[str, ...] = (device,)
+        rooms: tuple[str, ...] = (draft.home.device(device).room,)
     else:
-        devices = tuple(dict.fromkeys([*draft.devices, *(c.device for c in commands)]))
-        rooms = tuple(dict.fromkeys([device(d).room for d in devices]))
+        devices = tuple(dict.fromkeys([*draft.devices, *map(_DEVICE, commands)]))
+        rooms = tuple(dict.fromkeys(map(_ROOM, map(draft.home.device, devices))))
     session.remember(draft.text, outcome, devices, rooms, commands)
 
 
@@ -75,58 +80,76 @@ def announce(draft: Draft) -> str:
     return _OK_THEN(reply=reply) if said and said[0][1] else reply
 
 
-def result(draft: Draft, *, audit_failed: bool = False, kept: Compile | None = None) -> Result:
-    """The Result of a planned and sent turn. `kept`: the turn's compile from the cache,
-    whose `ir` and `compact` forms are built once for every turn that says the same."""
+def result(
+    draft: Draft,
+    understood: Understood | None,
+    *,
+    audit_failed: bool = False,
+    kept: Compile | None = None,
+) -> Result:
+    """The Result of a planned and sent turn: `understood` is what it planned (None if it was
+    not understood), `kept` the turn's compile from the cache, whose `ir` and `compact` forms
+    are built once for every turn that says the same."""
+    # The draft's lists go to the Result as they are, unless a batch adds to them (the draft
+    # is done with; most turns add nothing).
     outcomes = list(draft.outcomes)
+    executed = False
     replies: list[str] = []
-    failures = list(draft.failures)
-    scheduled = list(draft.scheduled)
-    sent: list[Command] = []
+    failures = draft.failures
+    scheduled = draft.scheduled
+    home = draft.home
     for part in draft.parts:
         if isinstance(part, str):
             replies.append(part)
             continue
-        replies.extend(batch_phrases(draft, part))
-        if part.failed:  # (tested first: most batches have none, and this is every turn)
-            failures.extend(
-                {"device": c.device, "command": c.command, "reason": reason}
-                for c, reason in part.failed
-            )
-        if part.deferred:
-            scheduled.extend({**s.result_json(), "scene": part.scene} for s in part.deferred)
+        replies += batch_phrases(home, part)
         if part.sent:
-            sent.extend(part.sent)
-            outcomes.append("executed")
+            executed = True
         elif part.failed:
             outcomes.append("rejected")
         elif part.deferred:
             outcomes.append("scheduled")
+        if part.failed:
+            failures = [
+                *failures,
+                *(
+                    {"device": c.device, "command": c.command, "reason": reason}
+                    for c, reason in part.failed
+                ),
+            ]
+        if part.deferred:
+            scheduled = [
+                *scheduled,
+                *({**s.result_json(), "scene": part.scene} for s in part.deferred),
+            ]
     if audit_failed:
         outcomes.append("rejected")
         replies.append(say("failed.audit"))
-    outcome = most_blocking(outcomes) if outcomes else "noop"
-    replies = [r for r in replies if r]
-    reply = _ALL(parts=replies)
+    outcome = _decided(outcomes, executed)
+    replies = list(filter(None, replies))
+    # One reply (most turns) is said as it is: the phrases joined are that one, as a str.
+    reply = str(replies[0]) if len(replies) == 1 else _ALL(parts=replies)
     if outcome == "executed" and not (replies and isinstance(replies[0], Acknowledged)):
         reply = _OK_THEN(reply=reply)
+    compact, ir = _forms(draft, understood, kept)
     return Result(
         draft.text,
         outcome,
-        [command_json(c) for c in sent],
+        commands_json(draft.sent()),
         draft.answers,
         list(dict.fromkeys(draft.options)) if draft.options else [],
         reply,
-        draft.source,  # type: ignore[arg-type]
-        *_forms(draft, kept),
+        "none" if understood is None else understood.source,  # type: ignore[arg-type]
+        compact,
+        ir,
         failures,
-        pending=[command_json(c) for c in draft.held] if outcome == "confirm" else [],
-        scheduled=scheduled,
-        timings=draft.timings,
+        commands_json(draft.held) if outcome == "confirm" else [],
+        scheduled,
+        draft.timings,
     )
 
 
-def batch_phrases(draft: Draft, batch: Batch) -> list[str]:
+def batch_phrases(home: Home, batch: Batch) -> list[str]:
     """What came of one batch, failures named device by device."""
     phrases: list[str] = []
     if batch.scene is not None:
@@ -141,9 +164,9 @@ def batch_phrases(draft: Draft, batch: Batch) -> list[str]:
         elif batch.failed:
             phrases.append(say("failed.scene", scene=name))
     elif batch.sent:
-        phrases.append(done_phrase(draft.home, batch.clause, batch.sent))
+        phrases.append(done_phrase(home, batch.clause, batch.sent))
     if batch.failed:
-        phrases.extend(_failed(draft, batch))
+        phrases += _failed(home, batch)
     return phrases
 
 
@@ -154,38 +177,44 @@ def late_failures(draft: Draft) -> list[str]:
     for batch in draft.batches:
         if batch.scene is not None and batch.failed and not batch.sent:
             phrases.append(say("failed.scene", scene=shown(batch.scene)))
-        phrases.extend(_failed(draft, batch))
+        phrases.extend(_failed(draft.home, batch))
     return phrases
 
 
-def _failed(draft: Draft, batch: Batch) -> list[str]:
+def _failed(home: Home, batch: Batch) -> list[str]:
     return [
-        say("failed.device", name=shown(draft.home.device(c.device).name), reason=reason)
+        say("failed.device", name=shown(home.device(c.device).name), reason=reason)
         for c, reason in batch.failed
     ]
 
 
-def command_json(command: Command) -> dict[str, Any]:
-    return {"device": command.device, "command": command.command, "params": dict(command.params)}
+def commands_json(commands: Iterable[Command]) -> list[dict[str, Any]]:
+    """The commands as the Result and the events give them (a fresh dict each, the caller's
+    to change)."""
+    return [{"device": c.device, "command": c.command, "params": dict(c.params)} for c in commands]
 
 
 def _forms(
-    draft: Draft, kept: Compile | None
+    draft: Draft, understood: Understood | None, kept: Compile | None
 ) -> tuple[Callable[[], list[dict[str, Any]]], Callable[[], dict[str, Any]]]:
     """Builders of the Result's compact and ir forms, run only if the caller reads them. They
     hold the turn's parse and the home, not the draft; a kept compile builds each once.
     (Partials, not closures: made on every turn, read on few.)"""
-    compiled, parsed, llm_compact = draft.compiled, draft.parsed, draft.llm_compact
-    build_compact = partial(_compact, llm_compact, parsed, draft.home, draft.ctx.resolver)
-    if kept is None or compiled is not kept.compiled:
-        return build_compact, partial(_ir, compiled)
-    if llm_compact is None and parsed is compiled:
-        return partial(kept.compact, build_compact), kept.ir
-    return build_compact, kept.ir
+    home, resolver = draft.home, draft.ctx.resolver
+    if understood is None:  # not understood: no parse
+        build = partial(_compact, None, None, home, resolver)
+    elif kept is not None and understood.compact is None and understood.parsed is kept.compiled:
+        # Most turns: the grammar's own parse of a kept compile, whose forms it keeps.
+        return partial(_kept_compact, kept, understood.parsed, home, resolver), kept.ir
+    else:
+        build = partial(_compact, understood.compact, understood.parsed, home, resolver)
+    return build, dict if kept is None else kept.ir  # (no compile: a fired schedule)
 
 
-def _ir(compiled: Compiled | None) -> dict[str, Any]:
-    return to_json(compiled) if compiled is not None else {}
+def _kept_compact(
+    kept: Compile, parsed: Parse | None, home: Home, resolver: Resolver
+) -> list[dict[str, Any]]:
+    return kept.compact(partial(_compact, None, parsed, home, resolver))
 
 
 def _compact(

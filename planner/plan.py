@@ -37,5 +37,11 @@ class Batch:
     ) -> None:
         # Written out, as Draft's: made for every clause that sends, and the generated
         # __init__ tests each default factory before calling it.
-        self.commands, self.clause, self.scene, self.delays = commands, clause, scene, delays
-        self.deferred, self.sent, self.failed = [], [], []
+        # One field a statement: a tuple of four or more is built and unpacked again.
+        self.commands = commands
+        self.clause = clause
+        self.scene = scene
+        self.delays = delays
+        self.deferred = []
+        self.sent = []
+        self.failed = []

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from datetime import datetime
+from operator import attrgetter
 from typing import Any, Literal
 
 from jiayu.catalog import COMMANDS, format_number
@@ -42,8 +43,9 @@ class Acknowledged(str):
 
 def names_phrase(home: Home, device_ids: Sequence[str], clause: Clause | None = None) -> str:
     """客厅灯和电视 / 客厅灯、卧室灯和书房灯 / 5 盏灯 (the type word said, if any)."""
-    # One device (most replies) needs no de-duplication.
-    unique = device_ids if len(device_ids) == 1 else list(dict.fromkeys(device_ids))
+    if len(device_ids) == 1:  # most replies: one name, said as it is (a list of one is it)
+        return shown(home.device(device_ids[0]).name)
+    unique = list(dict.fromkeys(device_ids))
     if len(unique) > _MAX_LISTED:  # counted, not looked up: 所有的灯 may be thousands
         target = clause.target if clause is not None else None
         if target is not None and target.type_word:
@@ -74,20 +76,34 @@ few commands depends only on them, the tense and the home's names."""
 _SAID_SIZE = 1024
 _SAID_MOST = 8  # commands in a phrase worth keeping (所有的灯 is thousands, said rarely)
 
+_COMMAND = attrgetter("command")
+_DEVICE = attrgetter("device")
+_PARAMS = attrgetter("params")
+
 
 def done_phrase(
     home: Home, clause: Clause | None, sent: Sequence[Command], tense: Tense = "done"
 ) -> str:
     """What was done, grouped by command: 已打开客厅灯 / 已把客厅空调温度调到26度; or, by
     `tense`, what is being done (正在打开客厅灯) or will be (半小时后打开客厅灯)."""
-    if len(sent) > _SAID_MOST:
+    count = len(sent)
+    if count > _SAID_MOST:
         return _done_phrase(home, clause, sent, tense)
-    # Commands hash by device and command and compare their params too. The home is keyed
-    # by identity and held by its entry, so a kept phrase never outlives its home's names.
-    # Past _MAX_LISTED devices they are counted, in the clause's type word.
-    target = clause.target if clause is not None and len(sent) > _MAX_LISTED else None
-    said_as = (target.type_word, target.device_type) if target is not None else None
-    key = (id(home), tense, said_as, *sent)
+    # Keyed by the commands' devices, names and params as text (C-level: a Command's own
+    # hash and == are Python functions); params whose text is equal are equal. The home is
+    # keyed by identity and held by its entry, so a kept phrase never outlives its home's
+    # names. Past _MAX_LISTED devices they are counted, in the clause's type word.
+    said_as = None
+    if count > _MAX_LISTED and clause is not None and clause.target is not None:
+        said_as = (clause.target.type_word, clause.target.device_type)
+    key = (
+        id(home),
+        tense,
+        said_as,
+        *map(_DEVICE, sent),
+        *map(_COMMAND, sent),
+        *map(repr, map(_PARAMS, sent)),
+    )
     kept = _SAID.get(key)
     if kept is not None and kept[0] is home:
         return kept[1]
@@ -100,19 +116,8 @@ def done_phrase(
 
 def _done_phrase(home: Home, clause: Clause | None, sent: Sequence[Command], tense: Tense) -> str:
     doing, later = tense == "doing", tense == "later"
-    # Devices by (command, params), with the params said; a command with no params, or a
-    # phrase of one command, needs no params text to group by.
-    groups: dict[tuple[str, str], tuple[list[str], Mapping[str, object]]] = {}
-    grouped = len(sent) > 1
-    for command in sent:
-        key = (command.command, command.params_text if grouped and command.params else "")
-        group = groups.get(key)
-        if group is None:
-            groups[key] = ([command.device], command.params)
-        else:
-            group[0].append(command.device)
     parts: list[str] = []
-    for (name, _), (devices, params) in groups.items():
+    for name, params, devices in grouped(sent):
         who = names_phrase(home, devices, clause)
         writes = COMMANDS[name].writes
         if writes is None:  # a command that takes no value
@@ -140,7 +145,36 @@ def _done_phrase(home: Home, clause: Clause | None, sent: Sequence[Command], ten
                 value=value,
             )
         )
-    return _ALL(parts=parts)
+    return parts[0] if len(parts) == 1 else _ALL(parts=parts)  # (one part is said as it is)
+
+
+Group = tuple[str, Mapping[str, object], list[str]]
+"""A command, its params, and the devices it went to."""
+
+
+def grouped(sent: Sequence[Command]) -> list[Group]:
+    """The commands grouped by command and params, in the order first sent. Most turns send
+    one command, or one command with no params to every device (打开所有的灯: thousands):
+    told apart with C-level scans, with no loop over the commands (`groups` is the loop)."""
+    if len(sent) == 1 or (not any(map(_PARAMS, sent)) and len(set(map(_COMMAND, sent))) == 1):
+        first = sent[0]
+        return [(first.command, first.params, list(map(_DEVICE, sent)))]
+    return groups(sent)
+
+
+def groups(sent: Sequence[Command]) -> list[Group]:
+    """The commands grouped by command and params, in the order first sent; a phrase of one
+    command needs no params text to group by, nor does a command with no params."""
+    found: dict[tuple[str, str], Group] = {}
+    by_params = len(sent) > 1
+    for command in sent:
+        key = (command.command, command.params_text if by_params and command.params else "")
+        group = found.get(key)
+        if group is None:
+            found[key] = (command.command, command.params, [command.device])
+        else:
+            group[2].append(command.device)
+    return list(found.values())
 
 
 def _nearest_hue(color: dict[str, Any]) -> str:

@@ -14,11 +14,11 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Generator
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from jiayu.compiler import Lexicon
 from jiayu.compiler.cache import compiled as compile_kept
-from jiayu.compiler.understand import AskLLM, NotUnderstood, Understood, from_llm, gate
+from jiayu.compiler.understand import AskLLM, Understood, from_llm, gate
 from jiayu.ir import filled_directly
 from jiayu.planner import dialogue
 from jiayu.planner.draft import Draft, Inputs, Pause, Read, Reading, Write
@@ -48,6 +48,8 @@ class Send:
     draft: Draft
 
 
+T = TypeVar("T")
+
 Effect = Read | Write | Consult | Send
 Steps = Generator[Effect, Any, Result]
 
@@ -71,51 +73,41 @@ def turn(text: str, ctx: Inputs, lexicon: Lexicon, *, fallback: bool) -> Steps:
         answer = yield Consult(text, tuple(session.recent_devices), tuple(session.recent_rooms))
         llm_s = answer.call_s + answer.overhead_s
         verdict = from_llm(answer, compiled, verdict.stray, session.id)
-
-    def body(draft: Draft) -> None:
-        draft.compiled = compiled
-        if isinstance(verdict, NotUnderstood):
-            dialogue.unclear(draft, verdict.reply)
-            return
-        assert isinstance(verdict, Understood)
-        draft.source, draft.parsed, draft.llm_compact = (
-            verdict.source,
-            verdict.parsed,
-            verdict.compact,
-        )
-        dialogue.utterance(draft, verdict.clauses)
-
-    draft = yield from _planned(text, ctx, body, pending_in=pending)
+    understood: Understood | None = None
+    if isinstance(verdict, Understood):
+        understood = verdict
+        draft = yield from _planned(text, ctx, dialogue.utterance, verdict.clauses, pending)
+    else:
+        draft = yield from _planned(text, ctx, dialogue.unclear, verdict.reply, pending)
     draft.timings["compile"] = compile_s
     if llm_s is not None:
         draft.timings["llm"] = llm_s
     update_session(draft, session)
     audit_failed = yield Send(draft)
-    return result(draft, audit_failed=bool(audit_failed), kept=kept)
+    return result(draft, understood, audit_failed=bool(audit_failed), kept=kept)
+
+
+_FIRED = Understood((), "grammar")
+"""What a fired schedule reports as understood: its commands, from the grammar when set."""
 
 
 def fire(schedule: Schedule, ctx: Inputs) -> Steps:
     """A schedule whose time has come: not a turn of the user's, so the session's focus and
     any question it waits on are left as they are."""
-
-    def body(draft: Draft) -> None:
-        draft.source = "grammar"
-        dialogue.fired(draft, schedule)
-
-    draft = yield from _planned(schedule.text, ctx, body)
+    draft = yield from _planned(schedule.text, ctx, dialogue.fired, schedule)
     audit_failed = yield Send(draft)
-    return result(draft, audit_failed=bool(audit_failed))
+    return result(draft, _FIRED, audit_failed=bool(audit_failed))
 
 
 def _planned(
     text: str,
     ctx: Inputs,
-    body: Callable[[Draft], None],
-    *,
+    body: Callable[[Draft, T], None],
+    said: T,
     pending_in: PendingClarify | PendingConfirm | None = None,
 ) -> Generator[Read | Write, Any, Draft]:
-    """Plan in passes: a pass that pauses for reads or a write is run again from the start
-    once they are answered (see planner/draft.py)."""
+    """Plan in passes, each `body(draft, said)`: a pass that pauses for reads or a write is
+    run again from the start once they are answered (see planner/draft.py)."""
     known: dict[str, Reading] = {}
     written: list[object] = []
     resolved: list[tuple[tuple[object, ...], Resolution]] = []
@@ -123,7 +115,7 @@ def _planned(
         started = time.perf_counter()
         draft = Draft(text, ctx, known, written, pending_in, resolved=resolved)
         try:
-            body(draft)
+            body(draft, said)
         except Pause as pause:
             need = pause.need
             if isinstance(need, Read):
@@ -131,5 +123,6 @@ def _planned(
             else:
                 written.append((yield need))
             continue
-        draft.timings["plan"] = time.perf_counter() - started - draft.timings.get("resolve", 0.0)
+        timings = draft.timings
+        timings["plan"] = time.perf_counter() - started - timings.get("resolve", 0.0)
         return draft

@@ -11,6 +11,7 @@ import threading
 from collections import deque
 from dataclasses import dataclass
 from datetime import datetime
+from functools import partial
 from typing import NamedTuple
 
 from jiayu.ir import Clause, Command, Condition, Timing
@@ -96,22 +97,30 @@ class Session:
         self.last_devices = devices  # 它们 means the most recent turn's devices, if any
         if commands:
             self.last_commands = commands
-        self.turns.append(Turn(text, outcome, devices))
+        self.turns.append(_turn((text, outcome, devices)))
+
+
+_turn = partial(tuple.__new__, Turn)
+"""Turn(text, outcome, devices), made without the named tuple's own __new__ (a Python
+function: one is made on every turn)."""
 
 
 def _touch_all(items: deque[str], new: tuple[str, ...]) -> None:
-    """Move `new` to the front of `items`, keeping their order. Only the first `maxlen`
-    different ones can stay, so only they are touched: 打开所有的灯 names thousands."""
-    if len(new) == 1:  # most turns: one device, one room; no list to dedupe
-        _touch(items, new[0])
+    """Move `new` to the front of `items`, keeping their order: the first `maxlen` different
+    ones, then what was there before and is not among them. Done once for the whole turn,
+    not item by item: 打开所有的灯 names thousands."""
+    count = len(new)
+    if count == 1:  # most turns: one device, one room
+        item = new[0]
+        if item in items:
+            if items[0] == item:
+                return  # already the most recent (the same device again): nothing moves
+            items.remove(item)
+        items.appendleft(item)
         return
-    for item in reversed(list(dict.fromkeys(new))[: items.maxlen]):
-        _touch(items, item)
-
-
-def _touch(items: deque[str], item: str) -> None:
-    if items and items[0] == item:
-        return  # already the most recent (the same device again): nothing moves
-    if item in items:
-        items.remove(item)
-    items.appendleft(item)
+    if not count:
+        return
+    front = list(dict.fromkeys(new))[: items.maxlen]
+    merged = front + [item for item in items if item not in front]
+    items.clear()
+    items.extend(merged[: items.maxlen])
