@@ -181,6 +181,9 @@ class Home:
     source: str
     """The file (or label) it was loaded from, for messages."""
     _index: _Index = field(init=False, repr=False, compare=False)
+    device: Callable[[str], Device] = field(init=False, repr=False, compare=False)
+    """The device with this id; KeyError if there is none. The index's own lookup, a C call:
+    a whole-floor turn asks it a few times per device."""
 
     def __post_init__(self) -> None:
         in_room: dict[str, list[Device]] = {}
@@ -201,10 +204,7 @@ class Home:
             room_words=frozenset(w for r in self.rooms for w in r._words),
         )
         object.__setattr__(self, "_index", index)
-
-    def device(self, device_id: str) -> Device:
-        """The device with this id; KeyError if there is none."""
-        return self._index.devices[device_id]
+        object.__setattr__(self, "device", index.devices.__getitem__)
 
     def has_device(self, device_id: str) -> bool:
         """Whether a device with this id exists (a schedule kept from before a home edit may
