@@ -295,6 +295,32 @@ def is_high_risk(device: Device, command: str, params: Mapping[str, Any] | None 
     return device.type in GUARDED_TYPES or not GUARDED_TYPES.isdisjoint(device.acts_as)
 
 
+_RISKY: dict[tuple[object, ...], bool] = {}
+"""Whether a command that passed `params_error` is high-risk, by the command, the device's
+`kind` and the params' `_params_key`: all the two checks read (tests/test_device_check.py)."""
+_RISKY_SIZE = 4096
+
+
+def check(device: Device, command: str, params: object) -> str | bool:
+    """Why the device cannot be sent this command with these params (`params_error`), else
+    whether it waits for 确认 (`is_high_risk`). A command passed is remembered by its kind,
+    so the lights of a floor, or a light said again, are checked once."""
+    key = _params_key(params)  # None when not a flat object of scalars: never remembered
+    known = (command, device.kind, key)
+    risky = _RISKY.get(known) if key is not None else None
+    if risky is None:
+        error = params_error(device, command, params)
+        if error is not None:
+            return error  # not remembered: it may name the device
+        assert isinstance(params, Mapping)  # what passes a params schema is an object
+        risky = is_high_risk(device, command, params)
+        if key is not None:
+            if len(_RISKY) >= _RISKY_SIZE:
+                _RISKY.clear()  # bounded; refilled by what is sent next
+            _RISKY[known] = risky
+    return risky
+
+
 # Attributes a command writes are checked with that command's params schema, so a state the
 # hub could never reach by a command is refused in a home file too.
 _SETTERS: Mapping[str, tuple[str, str]] = MappingProxyType(

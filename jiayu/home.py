@@ -18,6 +18,7 @@ import os
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from functools import cached_property
 from types import MappingProxyType
 from typing import Any, cast
 
@@ -144,6 +145,14 @@ class Device:
     # limits and state are read-only mappings, which cannot be hashed; ids are unique anyway.
     def __hash__(self) -> int:
         return hash(self.id)
+
+    @cached_property
+    def kind(self) -> tuple[object, ...]:
+        """What the catalog's checks of a command read of the device, but its id: its
+        capabilities, limits, presets, type and acts_as. A check passed by one device is
+        passed by every device of its kind (`catalog.check` remembers it so)."""
+        limits = tuple(sorted((key, limit.min, limit.max) for key, limit in self.limits.items()))
+        return (self.capabilities, limits, self.presets, self.type, self.acts_as)
 
     def serves_as(self, type_name: str) -> bool:
         """Whether a type word for ``type_name`` ("灯" for Light) covers this device."""

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from jiayu.actions import Ability, ability_key, command_for, value_attribute
-from jiayu.catalog import format_number, params_error, value_range
+from jiayu.catalog import check, format_number, value_range
 from jiayu.grammar.phrases import say
 from jiayu.grammar.vocab import HUES, PRESET_ENGLISH, PRESET_TAILS
 from jiayu.home import Device
@@ -101,8 +101,9 @@ def plan(
         if isinstance(number, Refusal):
             return number
         params = {"value": number}
-    error = params_error(device, command, params)
-    if error is not None:
+    # Checked as the queue checks it (and remembered, so the queue does not check it again).
+    error = check(device, command, params)
+    if isinstance(error, str):
         if "value" in params and value_range(device, command) is not None:
             return _out_of_range(device, command, attribute)
         return Refusal(device.id, say("refuse.bad_value", name=shown(device.name), error=error))
