@@ -7,7 +7,7 @@ import time
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
-from jiayu.actions import ability_key
+from jiayu.actions import meanings
 from jiayu.catalog import check
 from jiayu.compiler.build import complaint_of
 from jiayu.compiler.understand import said_words
@@ -147,7 +147,7 @@ def apply(
         clause = replace(clause, value=value)
     commands: list[Command] = []
     refusals: list[str] = []
-    ability = ability_key(clause)  # once for all the clause's devices
+    known = meanings(clause)  # once for all the clause's devices
     reads = needs_read(clause)
     if reads:
         draft.prefetch(devices)  # every device of the clause in one round trip
@@ -161,7 +161,7 @@ def apply(
                 refusals.append(say("refuse.unreadable_state", name=name, reason=got.reason))
                 continue
             state = got
-        planned = plan(clause, device, state, ability)
+        planned = plan(clause, device, state, known)
         if isinstance(planned, Refusal):
             refusals.append(planned.reason)
         else:
