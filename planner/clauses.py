@@ -189,28 +189,24 @@ def queue(
 ) -> None:
     """Validate, hold the high-risk ones for confirmation, queue the rest to be sent."""
     home = draft.home
-    fresh = _fresh(draft.planned, commands)
-    # Each command checked, mapped in C (a whole-home turn queues thousands): False when it
-    # may go, True when it waits for 确认, else why the schema refuses it.
-    devices = list(map(home.device, map(_DEVICE, fresh)))
-    found = list(map(check, devices, map(_COMMAND, fresh), map(_PARAMS, fresh)))
-    if not any(found) and not draft.overlay:  # all may go, and no read to keep up to date
-        ready = list(fresh)
-        held: list[Command] = []
-    else:
-        ready, held = [], []
-        for command, device, verdict in zip(fresh, devices, found, strict=True):
-            if verdict is False or (verdict is True and confirmed):
-                ready.append(command)
-                if draft.overlay:  # a device read earlier in the turn: later reads see it
-                    draft.expect(command)
-            elif verdict is True:
-                held.append(command)
-            else:  # never send what the schema refuses
-                draft.failures.append(
-                    {"device": command.device, "command": command.command, "reason": verdict}
-                )
-                draft.say("rejected", say("refuse.invalid", name=shown(device.name), error=verdict))
+    ready: list[Command] = []
+    held: list[Command] = []
+    # Looked up once: a whole-home turn queues thousands of commands.
+    device_of, overlay = home.device, draft.overlay
+    for command in _fresh(draft.planned, commands):
+        device = device_of(command.device)
+        found = check(device, command.command, command.params)
+        if found is False or (found is True and confirmed):
+            ready.append(command)
+            if overlay:  # a device read earlier in the turn: later reads see this command
+                draft.expect(command)
+        elif found is True:
+            held.append(command)
+        else:  # never send what the schema refuses
+            draft.failures.append(
+                {"device": command.device, "command": command.command, "reason": found}
+            )
+            draft.say("rejected", say("refuse.invalid", name=shown(device.name), error=found))
     if ready or scene is not None:
         draft.add_batch(Batch(ready, clause, scene))
     if held:
@@ -297,9 +293,7 @@ def _one_room(draft: Draft, devices: Sequence[str]) -> str | None:
 
 
 _DEVICE = attrgetter("device")
-"""A command's device id; mapped over a clause's commands in C (so are the two below)."""
-_COMMAND = attrgetter("command")
-_PARAMS = attrgetter("params")
+"""A command's device id; mapped over a clause's commands in C."""
 _ROOM = attrgetter("room")
 """A device's room id; mapped over a clause's devices in C."""
 
