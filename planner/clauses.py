@@ -6,7 +6,6 @@ from __future__ import annotations
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
-from operator import attrgetter
 
 from jiayu.actions import meanings
 from jiayu.catalog import check
@@ -77,7 +76,7 @@ def _clause(
             draft.say("rejected", say("refuse.nothing_to_repeat"))
             return ()
         queue(draft, list(last), None)
-        return tuple(map(_DEVICE, last))
+        return tuple(c.device for c in last)
     if clause.action in ("confirm", "cancel", "select"):
         draft.say(
             "unknown",
@@ -174,7 +173,7 @@ def apply(
         timers.schedule(draft, commands, clause.when, clause.condition, focus)
     elif commands:
         queue(draft, commands, clause, condition=clause.condition, focus=focus)
-    return tuple(map(_DEVICE, commands))
+    return tuple(c.device for c in commands)
 
 
 def queue(
@@ -255,7 +254,7 @@ def _scene(draft: Draft, clause: Clause) -> tuple[str, ...]:
     if isinstance(batch, Batch) and batch.scene == scene.name:
         delays = {(s.device, s.command): s.delay_s for s in scene.steps}
         batch.delays = tuple(delays.get((c.device, c.command), 0.0) for c in batch.commands)
-    return tuple(dict.fromkeys(map(_DEVICE, commands)))
+    return tuple(dict.fromkeys(c.device for c in commands))
 
 
 def stop_scene(draft: Draft) -> bool | None:
@@ -278,24 +277,14 @@ def stop_scene(draft: Draft) -> bool | None:
 
 
 def _one_room(draft: Draft, devices: Sequence[str]) -> str | None:
-    """The room all the devices are in, if there is one. They come in home order, so devices
-    of several rooms (打开所有的灯, thousands) most often differ first and last; the rest are
-    compared in C, stopping at a second room."""
-    if not devices:
-        return None
+    """The room all the devices are in, if there is one; stops at a second room, which after
+    打开所有的灯 is a few devices in, not thousands."""
     device = draft.home.device
-    first = device(devices[0]).room
     if len(devices) == 1:  # most clauses: one device, one room
-        return first
-    if device(devices[-1]).room != first:
-        return None
-    return first if all(map(first.__eq__, map(_ROOM, map(device, devices)))) else None
-
-
-_DEVICE = attrgetter("device")
-"""A command's device id; mapped over a clause's commands in C."""
-_ROOM = attrgetter("room")
-"""A device's room id; mapped over a clause's devices in C."""
+        return device(devices[0]).room
+    rooms = (device(d).room for d in devices)
+    first = next(rooms, None)
+    return first if all(room == first for room in rooms) else None
 
 
 def _rooms(target: Target) -> list[str]:

@@ -1,11 +1,8 @@
 """A batch handled in one pass must do what handling its commands one at a time does: the
 simulated hub's `send_many` what its `send` does command by command (state, record, refusals),
-`settle_all` what `settle` does for each command, the queue's `_fresh` what its loop does; and
-`_one_room`'s shortcuts find the room all the devices are in."""
+`settle_all` what `settle` does for each command, and the queue's `_fresh` what its loop does."""
 
 from __future__ import annotations
-
-from types import SimpleNamespace
 
 import pytest
 from hypothesis import given, settings
@@ -16,7 +13,7 @@ from jiayu.executor.hubs import HubError, SimulatedHub
 from jiayu.executor.run import settle, settle_all
 from jiayu.home import Home, load_home
 from jiayu.ir import Command
-from jiayu.planner.clauses import _fresh, _fresh_each, _one_room
+from jiayu.planner.clauses import _fresh, _fresh_each
 from jiayu.planner.plan import Batch
 
 HOME: Home = load_home(demo_home_path())
@@ -106,11 +103,3 @@ def test_fresh_is_fresh_each(before: list[Command], commands: list[Command]) -> 
     queued, each = set(before), set(before)
     assert list(_fresh(queued, commands)) == _fresh_each(each, commands)
     assert queued == each
-
-
-@settings(max_examples=300)
-@given(st.lists(st.sampled_from([d.id for d in HOME.devices]), max_size=12))
-def test_one_room_is_the_room_all_are_in(devices: list[str]) -> None:
-    rooms = {HOME.device(d).room for d in devices}
-    expected = next(iter(rooms)) if len(rooms) == 1 else None
-    assert _one_room(SimpleNamespace(home=HOME), devices) == expected  # type: ignore[arg-type]

@@ -68,19 +68,20 @@ class SimulatedHub:
     def _apply_all(self, commands: Sequence[Command]) -> Sends:
         """Carry out the commands in order; each one's refusal, or None (a subclass's `send`
         and `send_many` may call each other: this calls neither)."""
-        sends: Sends = [None] * len(commands)  # each accepted, but those refused below
+        sends: Sends = []
         # Looked up once, and the whole batch applied under one lock in one pass: a
         # whole-floor turn sends its lights in one call.
         states, faults, sent = self._state, self._faults, self.sent
         with self._lock:
-            for index, c in enumerate(commands):
+            for c in commands:
                 device = c.device
                 state = states.get(device)
                 if state is None or device in faults:
-                    sends[index] = self._refusal(device)
+                    sends.append(self._refusal(device))
                     continue
                 states[device] = apply_command(state, c.command, c.params)
                 sent.append((device, c.command, dict(c.params)))
+                sends.append(None)
         return sends
 
     def _state_of(self, device_id: str) -> dict[str, Any]:
