@@ -12,8 +12,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from functools import lru_cache
-from itertools import compress, filterfalse
-from operator import methodcaller
 
 from jiayu.actions import NOTHING, can_do, meaning, meanings
 from jiayu.compiler.build import complaint_of
@@ -58,10 +56,6 @@ class Refuse:
 Resolution = Found | Ask | Refuse
 _ANSWERED = (Refuse, Ask)
 """What ends a resolution early, as a tuple: a union is rebuilt at every isinstance."""
-_SWITCHABLE = methodcaller("__contains__", "onoff")
-"""Whether a set of capabilities has a power switch; the sets of a home's devices are
-filtered by it in C (the ids a place or a type gives are filtered likewise, with the set's
-own `__contains__`: 都关掉 is every device of the home)."""
 
 
 @lru_cache(maxsize=1024)
@@ -110,13 +104,15 @@ class Resolver:
         decided by its capabilities alone (jiayu/actions.py), so it is worked out once per
         distinct set of them (`meaning`): 所有的灯 is thousands of devices but a handful."""
         known = meanings(clause)
-        # Mapped and filtered in C: a floor's lights cost no Python step per light.
-        kinds = tuple(map(self._capabilities.__getitem__, candidates))
-        if not known.keys() >= set(kinds):  # a set of capabilities not asked about yet
-            for device_id, kind in zip(candidates, kinds, strict=True):
-                if kind not in known:
-                    meaning(self.home.device(device_id), clause, known)
-        return tuple(compress(candidates, map(NOTHING.__ne__, map(known.__getitem__, kinds))))
+        capabilities = self._capabilities
+        able: list[str] = []
+        for device_id in candidates:
+            found = known.get(capabilities[device_id])
+            if found is None:
+                found = meaning(self.home.device(device_id), clause, known)
+            if found != NOTHING:
+                able.append(device_id)
+        return tuple(able)
 
     def _of_type(self, kind: str | None) -> tuple[str, ...]:
         """Devices serving as `kind` (every device for None), in home order."""
@@ -287,7 +283,7 @@ class Resolver:
                 return found
             candidates, match_kind = found
             if scope is not None:
-                candidates = tuple(filter(scope.__contains__, candidates))
+                candidates = tuple(d for d in candidates if d in scope)
             if not said_set and len(places) > 1 and candidates:
                 return self._per_place(clause, candidates, target, session, match_kind)
         else:
@@ -308,13 +304,12 @@ class Resolver:
             if target.device_type is None and clause.action in ("on", "off"):
                 # 都关掉 / 除了卧室灯都关掉: "everything" is what 关/开 switches the power of,
                 # never a lock, valve, cover or garage door (their 关 is another command).
-                kinds = map(self._capabilities.__getitem__, candidates)
-                candidates = tuple(compress(candidates, map(_SWITCHABLE, kinds)))
+                candidates = tuple(d for d in candidates if "onoff" in self._capabilities[d])
         for excluded in target.exclude:
             removed = self._excluded(excluded, session, focus)
             if isinstance(removed, _ANSWERED):
                 return removed
-            candidates = tuple(filterfalse(removed.__contains__, candidates))
+            candidates = tuple(d for d in candidates if d not in removed)
         if not candidates:
             return Refuse(self._not_found(target))
         if is_set:
@@ -417,7 +412,7 @@ class Resolver:
             scope = self._places((place,), session, ())
             if not isinstance(scope, set):
                 return scope if scope is not None else Refuse(self._not_found(target))
-            here = tuple(filter(scope.__contains__, candidates))
+            here = tuple(d for d in candidates if d in scope)
             if not here:
                 continue
             able = self._able(here, clause)
