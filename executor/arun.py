@@ -32,7 +32,7 @@ from jiayu.executor.run import (
     hub_failure,
     send_failure,
     send_groups,
-    settle,
+    settle_all,
 )
 from jiayu.ir import Command
 from jiayu.planner.plan import Batch
@@ -201,9 +201,8 @@ class AsyncRunner:
             for command in ready:
                 notify("started", command, None)
             results = await self._deliver(ready)
-            for command, result in zip(ready, results, strict=True):
-                if not settle(batch, command, result, self.audit, session, text, notify):
-                    report.audit_failed = True
+            if not settle_all(batch, ready, results, self.audit, session, text, notify):
+                report.audit_failed = True
 
     async def _deliver(self, commands: list[Command]) -> list[str]:
         """Each command's result, "ok" or the reason it failed; called holding a slot."""

@@ -16,6 +16,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from operator import attrgetter
 from typing import Any, Literal
 
 from jiayu.executor.audit import AuditError, AuditLog
@@ -99,9 +100,8 @@ class SyncRunner:
                     for command in ready:
                         listener("started", command, None)
                 results = self._send(ready)
-                for command, result in zip(ready, results, strict=True):
-                    if not settle(batch, command, result, self.audit, session, text, listener):
-                        report.audit_failed = True
+                if not settle_all(batch, ready, results, self.audit, session, text, listener):
+                    report.audit_failed = True
         return report
 
     def _send(self, commands: list[Command]) -> list[str]:
@@ -128,9 +128,13 @@ def send_groups(commands: Sequence[Command], *, together: bool) -> list[list[Com
     commands keep their order; else one command per group."""
     if len(commands) <= 1:  # most batches: one command, one group
         return [list(commands)] if commands else []
-    if together and len({c.device for c in commands}) == len(commands):
+    if together and len(set(map(_device, commands))) == len(commands):
         return [list(commands)]  # no device twice (所有的灯): one group, no per-command sets
     return _runs(commands, together=together)
+
+
+_device = attrgetter("device")
+"""A command's device: mapped over a batch in C, not a Python expression per command."""
 
 
 def _runs(commands: Sequence[Command], *, together: bool) -> list[list[Command]]:
@@ -226,6 +230,34 @@ def complete_sends(commands: Sequence[Command], got: object) -> list[str]:
             log.error("jiayu.hub_no_result", extra={"device": command.device})
             results.append("unconfirmed")
     return results
+
+
+def settle_all(
+    batch: Batch,
+    commands: Sequence[Command],
+    results: Sequence[str],
+    audit: AuditLog | None,
+    session: str,
+    text: str,
+    listener: Listener | None,
+) -> bool:
+    """`settle` each command sent with its result, in order; False when an audit line could
+    not be written (every command is still settled)."""
+    if (
+        audit is None
+        and listener is None
+        and len(commands) == len(results) == results.count("ok")
+        and not log.isEnabledFor(logging.INFO)
+    ):
+        # All accepted and no one told of each (所有的灯 with no audit, listener or log):
+        # settling each would only add it to the batch's sent, so add them all at once.
+        batch.sent.extend(commands)
+        return True
+    settled = True
+    for command, result in zip(commands, results, strict=True):
+        if not settle(batch, command, result, audit, session, text, listener):
+            settled = False
+    return settled
 
 
 def settle(

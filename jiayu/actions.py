@@ -141,19 +141,73 @@ def command_for(device: Device, clause: Clause) -> str | None:
 
 def can_do(device: Device, clause: Clause) -> bool:
     """Whether the device can carry out the clause (queries: whether it has the reading)."""
-    if clause.action == "query":
-        return query_attribute(device, clause) is not None
-    return command_for(device, clause) is not None
+    return _meaning(device, clause) != NOTHING
 
 
+Meaning = tuple[str | None, str | None]
+"""What a clause means on a device: the command it is sent (None for a query, which reads)
+and the attribute the clause's value sets or the query reads (None when there is none)."""
+NOTHING: Meaning = (None, None)
+"""The meaning of a clause on a device that cannot do it."""
+Meanings = dict[frozenset[str], Meaning]
+"""A clause's meanings by a device's capabilities, as far as they have been worked out."""
 Ability = tuple[object, ...]
-"""What `can_do` reads of a clause (see `ability_key`)."""
+"""What `_meaning` reads of a clause (see `ability_key`)."""
+
+MAX_ABILITIES = 1024
+"""At most this many clause meanings are remembered (see `meanings`); past it they start
+again, so words never seen before cannot grow the memory without bound."""
+_MEANINGS: dict[Ability, Meanings] = {}
+_LAST: tuple[Clause | None, Meanings] = (None, {})
+"""The clause last asked about and its meanings: the resolver asks, then the planner asks
+of the same clause object, which need not be keyed again."""
+
+
+def meanings(clause: Clause) -> Meanings:
+    """The clause's meanings worked out so far (`meaning` adds to them): one dict per
+    `ability_key`, shared by every clause that means the same, so a turn said again, or
+    客厅灯调到30 after 客厅灯调到20, asks nothing of the catalog; and shared by the resolver
+    (which devices can do it) and the planner (what each is sent). Entries are added, never
+    changed: sessions on other threads may read the same dict."""
+    global _LAST
+    last = _LAST
+    if last[0] is clause:
+        return last[1]
+    key = ability_key(clause)
+    found = _MEANINGS.get(key)
+    if found is None:
+        if len(_MEANINGS) >= MAX_ABILITIES:
+            _MEANINGS.clear()  # bounded; whoever holds a dict of it keeps a correct one
+        found = _MEANINGS[key] = {}
+    _LAST = (clause, found)
+    return found
+
+
+def meaning(device: Device, clause: Clause, known: Meanings) -> Meaning:
+    """What the clause means on this device, remembered in `known` (its `meanings`) by the
+    device's capabilities, all `_meaning` reads of a device: 所有的灯 is thousands of devices
+    but a handful of sets."""
+    found = known.get(device.capabilities)
+    if found is None:
+        found = known[device.capabilities] = _meaning(device, clause)
+    return found
+
+
+def _meaning(device: Device, clause: Clause) -> Meaning:
+    if clause.action == "query":
+        return None, query_attribute(device, clause)
+    command = command_for(device, clause)
+    if command is None or clause.action not in ("set", "adjust") or clause.value is None:
+        return command, None
+    attribute = value_attribute(device, clause.value)
+    assert attribute is not None  # command_for found a setter
+    return command, attribute
 
 
 def ability_key(clause: Clause) -> Ability:
-    """Everything of the clause that `can_do` depends on (the rest is the device's capabilities):
-    two clauses with equal keys are possible on exactly the same devices, so a verdict per
-    (key, capabilities) can be remembered across turns. It must follow `can_do` and its
+    """Everything of the clause that `_meaning` depends on (the rest is the device's
+    capabilities): two clauses with equal keys mean the same on every device, so a meaning
+    per (key, capabilities) can be remembered across turns. It must follow `_meaning` and its
     helpers: a query's attribute and whether a place is asked; a value's attribute, its unit
     as far as °C, its warmth, and its word as far as none / a hue / another."""
     action = clause.action

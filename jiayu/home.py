@@ -18,6 +18,7 @@ import os
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from functools import cached_property
 from types import MappingProxyType
 from typing import Any, cast
 
@@ -145,6 +146,14 @@ class Device:
     def __hash__(self) -> int:
         return hash(self.id)
 
+    @cached_property
+    def kind(self) -> tuple[object, ...]:
+        """What the catalog's checks of a command read of the device, but its id: its
+        capabilities, limits, presets, type and acts_as. A check passed by one device is
+        passed by every device of its kind (`catalog.check` remembers it so)."""
+        limits = tuple(sorted((key, limit.min, limit.max) for key, limit in self.limits.items()))
+        return (self.capabilities, limits, self.presets, self.type, self.acts_as)
+
     def serves_as(self, type_name: str) -> bool:
         """Whether a type word for ``type_name`` ("灯" for Light) covers this device."""
         return self.type == type_name or type_name in self.acts_as
@@ -181,6 +190,9 @@ class Home:
     source: str
     """The file (or label) it was loaded from, for messages."""
     _index: _Index = field(init=False, repr=False, compare=False)
+    device: Callable[[str], Device] = field(init=False, repr=False, compare=False)
+    """The device with this id; KeyError if there is none. The index's own lookup, a C call:
+    a whole-floor turn asks it a few times per device."""
 
     def __post_init__(self) -> None:
         in_room: dict[str, list[Device]] = {}
@@ -201,10 +213,7 @@ class Home:
             room_words=frozenset(w for r in self.rooms for w in r._words),
         )
         object.__setattr__(self, "_index", index)
-
-    def device(self, device_id: str) -> Device:
-        """The device with this id; KeyError if there is none."""
-        return self._index.devices[device_id]
+        object.__setattr__(self, "device", index.devices.__getitem__)
 
     def has_device(self, device_id: str) -> bool:
         """Whether a device with this id exists (a schedule kept from before a home edit may

@@ -7,8 +7,8 @@ import time
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
-from jiayu.actions import ability_key
-from jiayu.catalog import is_high_risk, params_error
+from jiayu.actions import meanings
+from jiayu.catalog import check
 from jiayu.compiler.build import complaint_of
 from jiayu.compiler.understand import said_words
 from jiayu.grammar.phrases import say
@@ -147,7 +147,7 @@ def apply(
         clause = replace(clause, value=value)
     commands: list[Command] = []
     refusals: list[str] = []
-    ability = ability_key(clause)  # once for all the clause's devices
+    known = meanings(clause)  # once for all the clause's devices
     reads = needs_read(clause)
     if reads:
         draft.prefetch(devices)  # every device of the clause in one round trip
@@ -161,7 +161,7 @@ def apply(
                 refusals.append(say("refuse.unreadable_state", name=name, reason=got.reason))
                 continue
             state = got
-        planned = plan(clause, device, state, ability)
+        planned = plan(clause, device, state, known)
         if isinstance(planned, Refusal):
             refusals.append(planned.reason)
         else:
@@ -191,26 +191,21 @@ def queue(
     ready: list[Command] = []
     held: list[Command] = []
     # Looked up once: a whole-home turn queues thousands of commands.
-    queued, device_of, overlay = draft.planned, home.device, draft.overlay
-    for command in commands:
-        count = len(queued)
-        queued.add(command)  # (added, then counted: one hash, not two)
-        if len(queued) == count:
-            continue  # 客厅灯和客厅灯: one device gets one identical command per turn
+    device_of, overlay = home.device, draft.overlay
+    for command in _fresh(draft.planned, commands):
         device = device_of(command.device)
-        error = params_error(device, command.command, command.params)
-        if error is not None:  # never send what the schema refuses
-            draft.failures.append(
-                {"device": command.device, "command": command.command, "reason": error}
-            )
-            draft.say("rejected", say("refuse.invalid", name=shown(device.name), error=error))
-            continue
-        if not confirmed and is_high_risk(device, command.command, command.params):
+        found = check(device, command.command, command.params)
+        if found is False or (found is True and confirmed):
+            ready.append(command)
+            if overlay:  # a device read earlier in the turn: later reads see this command
+                draft.expect(command)
+        elif found is True:
             held.append(command)
-            continue
-        ready.append(command)
-        if overlay:  # a device read earlier in the turn: later reads see this command
-            draft.expect(command)
+        else:  # never send what the schema refuses
+            draft.failures.append(
+                {"device": command.device, "command": command.command, "reason": found}
+            )
+            draft.say("rejected", say("refuse.invalid", name=shown(device.name), error=found))
     if ready or scene is not None:
         draft.add_batch(Batch(ready, clause, scene))
     if held:
@@ -218,6 +213,27 @@ def queue(
         names = [shown(home.device(c.device).name) for c in held]
         draft.say("confirm", say("ask.confirm", command=asked_verb(held[0].command), names=names))
         draft.pending = PendingConfirm(tuple(draft.held), condition, tuple(focus), draft.text)
+
+
+def _fresh(queued: set[Command], commands: Sequence[Command]) -> Sequence[Command]:
+    """The commands not queued before in the turn, each once, in order, now added to
+    `queued`: 客厅灯和客厅灯 gives one device one identical command per turn."""
+    new = set(commands)
+    if len(new) == len(commands) and queued.isdisjoint(new):
+        queued.update(new)  # all new, none twice (a floor's lights): no test per command
+        return commands
+    return _fresh_each(queued, commands)
+
+
+def _fresh_each(queued: set[Command], commands: Sequence[Command]) -> list[Command]:
+    """`_fresh`, command by command (its shortcut gives the same)."""
+    fresh: list[Command] = []
+    for command in commands:
+        count = len(queued)
+        queued.add(command)  # (added, then counted: one hash, not two)
+        if len(queued) > count:
+            fresh.append(command)
+    return fresh
 
 
 def _scene(draft: Draft, clause: Clause) -> tuple[str, ...]:

@@ -11,8 +11,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from jiayu.actions import Ability, ability_key, command_for, value_attribute
-from jiayu.catalog import format_number, params_error, value_range
+from jiayu.actions import Meanings, meaning, meanings
+from jiayu.catalog import check, format_number, value_range
 from jiayu.grammar.phrases import say
 from jiayu.grammar.vocab import HUES, PRESET_ENGLISH, PRESET_TAILS
 from jiayu.home import Device
@@ -46,27 +46,15 @@ class Refusal:
     reason: str
 
 
-Meaning = tuple[str | None, str | None]
-"""What a clause means on a device: the command (None when the device cannot do it) and
-the attribute the clause's value sets (None when it sets none)."""
-
-_MEANINGS: dict[tuple[Ability, frozenset[str]], Meaning] = {}
-"""Meanings worked out so far, by the clause's `ability_key` and the device's capabilities:
-`command_for` and `value_attribute` read nothing else (tests/test_ability_key.py), so the
-same clause on the same kind of device is worked out once per process, not per device and
-turn (所有的灯 is thousands of devices but a handful of capability sets)."""
-_MEANINGS_SIZE = 4096
-
-
 def plan(
     clause: Clause,
     device: Device,
     read: Mapping[str, Any] | None,
-    ability: Ability | None = None,
+    known: Meanings | None = None,
 ) -> Command | Refusal:
     """The command for one device. `read` is its fresh state (needed for relative values);
-    `ability`: the clause's `ability_key`, when the caller plans it for many devices."""
-    command, attribute = meaning(clause, device, ability)
+    `known`: the clause's `meanings`, when the caller plans it for many devices."""
+    command, attribute = meaning(device, clause, meanings(clause) if known is None else known)
     if command is None:
         return Refusal(device.id, say("refuse.cannot", name=shown(device.name)))
     if attribute is None:
@@ -101,32 +89,13 @@ def plan(
         if isinstance(number, Refusal):
             return number
         params = {"value": number}
-    error = params_error(device, command, params)
-    if error is not None:
+    # Checked as the queue checks it (and remembered, so the queue does not check it again).
+    error = check(device, command, params)
+    if isinstance(error, str):
         if "value" in params and value_range(device, command) is not None:
             return _out_of_range(device, command, attribute)
         return Refusal(device.id, say("refuse.bad_value", name=shown(device.name), error=error))
     return Command(device.id, command, params)
-
-
-def meaning(clause: Clause, device: Device, ability: Ability | None = None) -> Meaning:
-    """What the clause means on this device, remembered (`ability`: its `ability_key`)."""
-    key = (ability_key(clause) if ability is None else ability, device.capabilities)
-    found = _MEANINGS.get(key)
-    if found is None:
-        if len(_MEANINGS) >= _MEANINGS_SIZE:
-            _MEANINGS.clear()  # bounded; refilled by what is said next
-        found = _MEANINGS[key] = _meaning(clause, device)
-    return found
-
-
-def _meaning(clause: Clause, device: Device) -> Meaning:
-    command = command_for(device, clause)
-    if command is None or clause.action not in ("set", "adjust") or clause.value is None:
-        return command, None
-    attribute = value_attribute(device, clause.value)
-    assert attribute is not None  # command_for found a setter
-    return command, attribute
 
 
 def _out_of_range(device: Device, command: str, attribute: str) -> Refusal:

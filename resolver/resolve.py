@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from functools import lru_cache
 
-from jiayu.actions import Ability, ability_key, can_do
+from jiayu.actions import NOTHING, can_do, meaning, meanings
 from jiayu.compiler.build import complaint_of
 from jiayu.grammar.phrases import say
 from jiayu.grammar.vocab import COMPLAINT_REMEDIES, COMPLAINTS_ON_ONLY
@@ -23,9 +23,6 @@ from jiayu.resolver.names import FUZZY_MARGIN, NameIndex, NameMatch
 from jiayu.resolver.session import Session
 from jiayu.text import shown
 
-MAX_ABILITIES = 1024
-"""At most this many clause meanings keep their verdicts (see `Resolver._verdicts_of`); past
-it they start again, so words never seen before cannot grow the memory without bound."""
 MAX_READ_OUT = 4
 """A question names at most this many candidates; with more it asks for the room or a count."""
 
@@ -101,34 +98,19 @@ class Resolver:
         self._capabilities = {
             d.id: shared.setdefault(d.capabilities, d.capabilities) for d in home.devices
         }
-        self._abilities: dict[Ability, dict[frozenset[str], bool]] = {}
-
-    def _verdicts_of(self, clause: Clause) -> dict[frozenset[str], bool]:
-        """Whether a clause can be done, by set of capabilities: shared by every clause that
-        means the same to `can_do` (`ability_key`), so a turn said again, or 客厅灯调到30 after
-        客厅灯调到20, asks nothing of the catalog. Entries are added, never changed: sessions
-        on other threads may read the same dict."""
-        key = ability_key(clause)
-        verdicts = self._abilities.get(key)
-        if verdicts is None:
-            if len(self._abilities) >= MAX_ABILITIES:
-                self._abilities = {}
-            verdicts = self._abilities[key] = {}
-        return verdicts
 
     def _able(self, candidates: Sequence[str], clause: Clause) -> tuple[str, ...]:
         """The candidates that can do the clause, in their order. What a device can do is
-        decided by its capabilities alone (executor/actions.py), so `can_do` is asked once
-        per distinct set of them: 所有的灯 is thousands of devices but a handful of sets."""
-        verdicts = self._verdicts_of(clause)
+        decided by its capabilities alone (jiayu/actions.py), so it is worked out once per
+        distinct set of them (`meaning`): 所有的灯 is thousands of devices but a handful."""
+        known = meanings(clause)
         capabilities = self._capabilities
         able: list[str] = []
         for device_id in candidates:
-            kind = capabilities[device_id]
-            verdict = verdicts.get(kind)
-            if verdict is None:
-                verdict = verdicts[kind] = can_do(self.home.device(device_id), clause)
-            if verdict:
+            found = known.get(capabilities[device_id])
+            if found is None:
+                found = meaning(self.home.device(device_id), clause, known)
+            if found != NOTHING:
                 able.append(device_id)
         return tuple(able)
 
@@ -538,7 +520,7 @@ class Resolver:
                 return self._sorted(scope)
             device = self.home.device
             return self._sorted({d for d in scope if device(d).serves_as(kind)})
-        return tuple(d for d in typed if d in scope)
+        return tuple(filter(scope.__contains__, typed))
 
     def _sorted(self, ids: set[str] | Sequence[str]) -> tuple[str, ...]:
         return tuple(sorted(set(ids), key=self._order.__getitem__))

@@ -1,10 +1,10 @@
-"""The resolver remembers, across turns, which sets of capabilities can do a clause, keyed by
-`ability_key`, and the planner what a clause means on them (its command and the attribute
-it sets): the key must hold everything `can_do`, `command_for` and `value_attribute` read of
-a clause. Property: over any sequence of clauses (each with neighbours that differ in one
-field, so keys collide exactly where the key says a field does not matter), the resolver's
-verdicts are exactly `can_do`'s, and the planner's meanings exactly `_meaning`'s, asked
-afresh, on every device of the demo home."""
+"""What a clause means on each set of capabilities (its command and the attribute it sets or
+reads) is remembered across turns, keyed by `ability_key`, and shared by the resolver (which
+devices can do it) and the planner (what each is sent): the key must hold everything
+`_meaning` and its helpers read of a clause. Property: over any sequence of clauses (each
+with neighbours that differ in one field, so keys collide exactly where the key says a field
+does not matter), the resolver's verdicts are exactly `can_do`'s, and the remembered meanings
+exactly `_meaning`'s, asked afresh, on every device of the demo home."""
 
 from __future__ import annotations
 
@@ -13,11 +13,11 @@ from dataclasses import replace
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from jiayu import actions
 from jiayu.actions import can_do
 from jiayu.grammar.vocab import HUES
 from jiayu.home import Home
 from jiayu.ir import Clause, Place, Target, Value
-from jiayu.planner import device as planner_device
 from jiayu.resolver.names import NameIndex
 from jiayu.resolver.resolve import Resolver
 
@@ -81,7 +81,8 @@ def neighbours(draw: st.DrawFn) -> list[Clause]:
     )
 )
 def test_remembered_verdicts_are_can_do(demo_home: Home, said: list[Clause]) -> None:
-    resolver = Resolver(demo_home, NameIndex(demo_home))  # one per example: a fresh memory
+    actions._MEANINGS.clear()  # a fresh memory per example
+    resolver = Resolver(demo_home, NameIndex(demo_home))
     everyone = tuple(d.id for d in demo_home.devices)
     for clause in said:
         expected = tuple(d.id for d in demo_home.devices if can_do(d, clause))
@@ -95,8 +96,8 @@ def test_remembered_verdicts_are_can_do(demo_home: Home, said: list[Clause]) -> 
     )
 )
 def test_remembered_meanings_are_worked_out_afresh(demo_home: Home, said: list[Clause]) -> None:
-    planner_device._MEANINGS.clear()  # a fresh memory per example
+    actions._MEANINGS.clear()  # a fresh memory per example
     for clause in said:
         for device in demo_home.devices:
-            remembered = planner_device.meaning(clause, device)
-            assert remembered == planner_device._meaning(clause, device), (clause, device.id)
+            remembered = actions.meaning(device, clause, actions.meanings(clause))
+            assert remembered == actions._meaning(device, clause), (clause, device.id)

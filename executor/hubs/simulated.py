@@ -46,8 +46,10 @@ class SimulatedHub:
             return dict(self._state_of(device_id))
 
     def send(self, device_id: str, command: str, params: Mapping[str, Any]) -> None:
-        with self._lock:
-            self._apply(device_id, command, params)
+        # One command is a batch of one: the same path applies it, and its refusal is raised.
+        refused = self._apply_all([Command(device_id, command, dict(params))])[0]
+        if refused is not None:
+            raise refused
 
     def read_many(self, device_ids: Sequence[str]) -> Reads:
         reads: Reads = {}
@@ -61,29 +63,37 @@ class SimulatedHub:
         return reads
 
     def send_many(self, commands: Sequence[Command]) -> Sends:
+        return self._apply_all(commands)
+
+    def _apply_all(self, commands: Sequence[Command]) -> Sends:
+        """Carry out the commands in order; each one's refusal, or None (a subclass's `send`
+        and `send_many` may call each other: this calls neither)."""
         sends: Sends = []
+        # Looked up once, and the whole batch applied under one lock in one pass: a
+        # whole-floor turn sends its lights in one call.
+        states, faults, sent = self._state, self._faults, self.sent
         with self._lock:
             for c in commands:
-                try:
-                    self._apply(c.device, c.command, c.params)
-                except HubError as err:
-                    sends.append(err)
-                else:
-                    sends.append(None)
+                device = c.device
+                state = states.get(device)
+                if state is None or device in faults:
+                    sends.append(self._refusal(device))
+                    continue
+                states[device] = apply_command(state, c.command, c.params)
+                sent.append((device, c.command, dict(c.params)))
+                sends.append(None)
         return sends
-
-    def _apply(self, device_id: str, command: str, params: Mapping[str, Any]) -> None:
-        """Carry out one command (under the lock); HubError as `_state_of` says."""
-        state = self._state_of(device_id)
-        self._state[device_id] = apply_command(state, command, params)
-        self.sent.append((device_id, command, dict(params)))
 
     def _state_of(self, device_id: str) -> dict[str, Any]:
         """The device's state; HubError when it is unknown or made to fail."""
         state = self._state.get(device_id)
-        if state is None:
-            raise HubError(device_id, "unknown device")
-        fault = self._faults.get(device_id)
-        if fault is not None:
-            raise HubError(device_id, fault)
+        if state is None or device_id in self._faults:
+            raise self._refusal(device_id)
         return state
+
+    def _refusal(self, device_id: str) -> HubError:
+        """Why the device can be neither read nor sent to: unknown, or made to fail."""
+        fault = self._faults.get(device_id)
+        if device_id not in self._state or fault is None:
+            return HubError(device_id, "unknown device")
+        return HubError(device_id, fault)
