@@ -18,7 +18,6 @@ import os
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from functools import cached_property
 from types import MappingProxyType
 from typing import Any, cast
 
@@ -142,17 +141,22 @@ class Device:
     presets: tuple[str, ...] = ()
     """Its presets in its own words (自然风, 睡眠模式): what set_preset takes."""
 
+    kind: tuple[object, ...] = field(init=False, repr=False, compare=False)
+    """What the catalog's checks of a command read of the device, but its id: its
+    capabilities, limits, presets, type and acts_as. A check passed by one device is
+    passed by every device of its kind (`catalog.check` remembers it so)."""
+
+    def __post_init__(self) -> None:
+        # Worked out when made rather than as a cached_property: an attribute of the instance
+        # is read on the interpreter's fast path, a cached one (shadowing its class's
+        # descriptor) on the generic one, for every command checked.
+        limits = tuple(sorted((key, limit.min, limit.max) for key, limit in self.limits.items()))
+        kind = (self.capabilities, limits, self.presets, self.type, self.acts_as)
+        object.__setattr__(self, "kind", kind)
+
     # limits and state are read-only mappings, which cannot be hashed; ids are unique anyway.
     def __hash__(self) -> int:
         return hash(self.id)
-
-    @cached_property
-    def kind(self) -> tuple[object, ...]:
-        """What the catalog's checks of a command read of the device, but its id: its
-        capabilities, limits, presets, type and acts_as. A check passed by one device is
-        passed by every device of its kind (`catalog.check` remembers it so)."""
-        limits = tuple(sorted((key, limit.min, limit.max) for key, limit in self.limits.items()))
-        return (self.capabilities, limits, self.presets, self.type, self.acts_as)
 
     def serves_as(self, type_name: str) -> bool:
         """Whether a type word for ``type_name`` ("灯" for Light) covers this device."""
@@ -335,8 +339,12 @@ def _build(doc: Mapping[str, Any], source: str, report: _Report) -> Home:
         rooms.append(Room(r["id"], r["name"], tuple(r.get("aliases", ())), floor))
     room_ids = {r.id for r in rooms}
     state_check = _StateCheck()
+    # Equal capability (and acts_as) sets made one object: the catalog's checks remember a
+    # command by the device's kind, and a lookup of an equal kind then compares the sets by
+    # identity instead of element by element.
+    shared: dict[frozenset[str], frozenset[str]] = {}
     devices = tuple(
-        _device(d, ("devices", i), room_ids, state_check, report)
+        _device(d, ("devices", i), room_ids, state_check, shared, report)
         for i, d in enumerate(doc["devices"])
     )
     by_id = {d.id: d for d in devices}
@@ -417,11 +425,14 @@ def _device(
     path: tuple[str | int, ...],
     room_ids: set[str],
     check_state: _StateCheck,
+    shared: dict[frozenset[str], frozenset[str]],
     report: _Report,
 ) -> Device:
     if d["room"] not in room_ids:
         report((*path, "room"), f'"{d["room"]}" is not a room id')
     capabilities = frozenset(d["capabilities"])
+    capabilities = shared.setdefault(capabilities, capabilities)
+    acts_as = frozenset(d.get("acts_as", ()))
     limits = {}
     for key, limit in d.get("limits", {}).items():
         bad = [end for end in ("min", "max") if not _finite(limit[end])]
@@ -443,7 +454,7 @@ def _device(
         type=d["type"],
         capabilities=capabilities,
         limits=MappingProxyType(limits),
-        acts_as=frozenset(d.get("acts_as", ())),
+        acts_as=shared.setdefault(acts_as, acts_as),
         state=MappingProxyType(dict(d.get("state", {}))),
         presets=tuple(d.get("presets", ())),
     )
