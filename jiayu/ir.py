@@ -74,7 +74,9 @@ def filled_directly(cls: _Frozen) -> _Frozen:
         if f.default_factory is not MISSING:
             scope[f"_factory_{f.name}"] = f.default_factory
             params.append(f"{f.name}=_MISSING")
-            value = f"_factory_{f.name}() if {f.name} is _MISSING else {f.name}"
+            # A new empty dict or list is made by the literal, without calling its type.
+            made_new = _LITERALS.get(f.default_factory, f"_factory_{f.name}()")
+            value = f"{made_new} if {f.name} is _MISSING else {f.name}"
         elif f.default is not MISSING:
             scope[f"_default_{f.name}"] = f.default
             params.append(f"{f.name}=_default_{f.name}")
@@ -90,6 +92,9 @@ def filled_directly(cls: _Frozen) -> _Frozen:
     type.__setattr__(cls, "__init__", made["__init__"])
     assert names == list(made["__init__"].__code__.co_varnames[1 : len(names) + 1])
     return cls
+
+
+_LITERALS: dict[object, str] = {dict: "{}", list: "[]"}
 
 
 @filled_directly
