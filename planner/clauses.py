@@ -36,6 +36,7 @@ def run(
     clause names a target; then the devices it acted on (empty if it failed, and a later
     clause with no target must not guess from older turns)."""
     checked: dict[Condition, bool] = {}
+    last = len(clauses) - 1
     for index, clause in enumerate(clauses):
         if clause.action in ("confirm", "cancel") and len(clauses) > 1:
             continue  # 算了，还是把它打开吧: an interjection beside a command
@@ -48,8 +49,11 @@ def run(
             if not checked[condition]:
                 continue
         acted = _clause(draft, clause, focus, previous, tuple(clauses[index + 1 :]))
-        if draft.asked:
-            return  # it and every later clause wait for the answer
+        if draft.asked or index == last:
+            # It and every later clause wait for the answer; or no clause follows (most
+            # utterances), and what is kept below is for a following clause only: the
+            # callers pass a focus of their own and do not read it afterwards.
+            return
         if clause.target is not None or previous is not None:
             previous = acted
         if clause.target is not None:
