@@ -72,18 +72,11 @@ class CompileCache:
         if len(text) > MAX_LENGTH:
             return Compile(compile_text(text, lexicon))  # refused by length, not worth a slot
         key = normalize(text)
-        # Looked up without the lock: a dict read is one step under the GIL, never torn by a
-        # change another thread makes under the lock, so it finds the compile or not. Only
-        # a found one takes the lock (to mark it said last); a new text, most of what costs,
-        # goes straight to compiling.
-        kept = self._kept.get(key)
-        if kept is not None:
-            with self._lock:
-                # Popped and put back: dict order is recency. Dropped by another thread
-                # meanwhile, it stays dropped (it is still this text's compile).
-                if self._kept.pop(key, None) is not None:
-                    self._kept[key] = kept
-            return kept
+        with self._lock:
+            kept = self._kept.pop(key, None)  # popped and put back: dict order is recency
+            if kept is not None:
+                self._kept[key] = kept
+                return kept
         kept = Compile(compile_normalized(text, key, lexicon))
         with self._lock:
             while len(self._kept) >= self._size:

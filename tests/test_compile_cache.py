@@ -101,8 +101,8 @@ def test_the_cache_is_bounded_and_keeps_what_is_said_often() -> None:
 
 
 def test_threads_sharing_a_cache_keep_it_bounded_and_get_equal_compiles() -> None:
-    """Found without the lock, changed under it (CompileCache.get): threads saying and
-    evicting the same texts at once neither exceed the bound nor get another text's compile."""
+    """Threads saying and evicting the same texts at once (CompileCache.get) neither exceed
+    the bound nor get another text's compile."""
     lexicon = Lexicon(load_home(DEMO))
     cache = CompileCache(size=4)
     texts = [f"把客厅灯的亮度调到{n + 10}" for n in range(12)]
