@@ -7,6 +7,7 @@ import copy
 import gc
 import json
 import pickle
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -97,6 +98,32 @@ def test_the_cache_is_bounded_and_keeps_what_is_said_often() -> None:
         cache.get(f"把客厅灯的亮度调到{n + 10}", lexicon)
         assert cache.get("打开客厅灯", lexicon) is often  # said again: kept
         assert len(cache) <= 3
+
+
+def test_threads_sharing_a_cache_keep_it_bounded_and_get_equal_compiles() -> None:
+    """Threads saying and evicting the same texts at once (CompileCache.get) neither exceed
+    the bound nor get another text's compile."""
+    lexicon = Lexicon(load_home(DEMO))
+    cache = CompileCache(size=4)
+    texts = [f"把客厅灯的亮度调到{n + 10}" for n in range(12)]
+    expected = {text: repr(compile_text(text, lexicon)) for text in texts}
+    wrong: list[str] = []
+
+    def say(offset: int) -> None:
+        for round_ in range(30):
+            text = texts[(offset + round_) % len(texts)]
+            if repr(cache.get(text, lexicon).compiled) != expected[text]:
+                wrong.append(text)
+            if len(cache) > 4:
+                wrong.append(f"{len(cache)} kept")
+
+    threads = [threading.Thread(target=say, args=(k,)) for k in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert wrong == []
+    assert len(cache) <= 4
 
 
 def test_a_new_home_gets_a_new_cache_and_the_old_one_goes_with_its_home() -> None:
