@@ -520,10 +520,8 @@ def _tokens(
                     parts.append(Token(part, surface, text[at : at + length], at, match, meant))
                     at += length
                 tokens += reversed(parts)
-            elif match == "pinyin":
+            else:  # a word heard (pinyin): every other word is kept, and read above
                 add(Token(kind, canonical, text[start:end], start, match, value))
-            else:
-                add(_kept(made, start, what))
         else:
             said = text[start:end]
             if isinstance(what, Timing):
