@@ -169,11 +169,10 @@ BUILDS_KEPT = 2048
 """Build functions kept (~3 KB each); a new shape costs 50–130 µs to write, once."""
 
 
-def builder_of(tree: Node) -> tuple[Build, tuple[Leaf, ...]]:
+def builder_of(tree: Node) -> Callable[[Builder], tuple[Clause, ...]]:
     """A function that builds `tree` bottom-up, calling the Builder's method of each rule on
-    its children, left to right, as a recursive walk of the tree would; and the tree's words
-    (its leaves) to call it with, after the Builder. They are its defaults too, so a compile
-    calls it with the Builder alone.
+    its children, left to right, as a recursive walk of the tree would. It is called with the
+    Builder alone: the tree's words (its leaves) are its defaults.
 
     The calls are written out once per tree shape (`_BUILDS`) and the function is kept with
     the tree (compiler/parse.py), so a compile makes one call: a recursive walk made three
@@ -209,9 +208,8 @@ def builder_of(tree: Node) -> tuple[Build, tuple[Leaf, ...]]:
         if len(_BUILDS) >= BUILDS_KEPT:
             _BUILDS.clear()  # bounded, as the trees are (compiler/parse.py)
         build = _BUILDS[source] = made["build"]
-    words = tuple(leaves)
     # The shape's code, with this tree's words as its defaults (a function object, no exec).
-    return FunctionType(build.__code__, build.__globals__, build.__name__, words), words
+    return FunctionType(build.__code__, build.__globals__, build.__name__, tuple(leaves))
 
 
 class Builder:

@@ -49,7 +49,7 @@ def _parsed(kinds: tuple[str, ...]) -> _Parsed | Stuck:
     found = _trees.get(kinds)
     if found is None:
         tree = tables().parse(kinds)
-        found = tree if isinstance(tree, Stuck) else _Parsed(tree, builder_of(tree)[0])
+        found = tree if isinstance(tree, Stuck) else _Parsed(tree, builder_of(tree))
         if len(_trees) >= TREE_CACHE_SIZE:
             _trees.clear()  # bounded; refilled by what is said next
         _trees[kinds] = found

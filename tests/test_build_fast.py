@@ -61,10 +61,10 @@ def test_a_shapes_build_function_builds_what_the_walk_builds(text: str) -> None:
     tree = parse_kinds(tuple(t.kind for t in words))
     if not isinstance(tree, Node):
         return
-    build, leaves = builder_of(tree)
+    build = builder_of(tree)  # called as a compile calls it: its words are its defaults
     by_walk = Builder(words)
     by_shape = Builder(words)
-    assert _outcome(lambda: build(by_shape, *leaves)) == _outcome(lambda: _walked(by_walk, tree))
+    assert _outcome(lambda: build(by_shape)) == _outcome(lambda: _walked(by_walk, tree))
     # What a build leaves behind for later rules (scenes said, where selections were) too.
     assert by_shape._scenes == by_walk._scenes
     assert sorted(by_shape._select_at.values()) == sorted(by_walk._select_at.values())
