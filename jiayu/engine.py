@@ -18,7 +18,6 @@ import threading
 import time
 from collections.abc import Callable
 from datetime import datetime
-from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -88,7 +87,6 @@ class Engine:
 
     def _setup(self) -> None:
         """The per-engine state that is not the home's: sessions, runner, events, stores."""
-        self._warmed = False
         is_async = inspect.iscoroutinefunction(getattr(self.hub, "send", None))
         self.runner = None if is_async else SyncRunner(self.hub, self.audit)  # type: ignore[arg-type]
         self.sessions = effects.Sessions()
@@ -122,18 +120,16 @@ class Engine:
 
     def inputs(self, session: Session, area: str | None, user: str | None) -> Inputs:
         """What a turn of this session is planned from, now."""
-        return _inputs(
-            (
-                self.home,
-                self.resolver,
-                session,
-                self.clock.now(),
-                self.schedules,
-                self.preferences,
-                None if area is None else _known_room(self.home, area),
-                user,
-                self.confirm_ttl_s,
-            )
+        return Inputs(
+            self.home,
+            self.resolver,
+            session,
+            self.clock.now(),
+            self.schedules,
+            self.preferences,
+            None if area is None else _known_room(self.home, area),
+            user,
+            self.confirm_ttl_s,
         )
 
     def steps(self, text: str, session: Session, area: str | None, user: str | None) -> Steps:
@@ -157,15 +153,14 @@ class Engine:
         `area` is the speaker's room id (a satellite's area), `user` who is speaking (for
         preferences); a hub passes what it knows. `listener` hears each command start,
         finish or fail."""
-        runner = self.runner or self._sync_runner()  # (an AsyncHub's engine has none: raises)
+        runner = self._sync_runner()
         session = self.sessions.get(session_id)
         with session.lock:
             try:
                 steps = self.steps(text, session, area, user)
                 return effects.told(self._drive(steps, runner, listener, session, text), session)
             finally:
-                if not self._warmed:
-                    self.warm()
+                self.warm()
 
     def run_due(self, now: datetime | None = None) -> list[Result]:
         """Send the schedules whose time has come (for hubs on the sync API; the asyncio runtime
@@ -233,7 +228,6 @@ class Engine:
         """Build the pinyin data in the background once the first turn is answered: a later
         turn with a slip must not pay for it, and neither must start-up or the first reply
         (it keys every name of the home in pinyin: tens of ms, more on a big home)."""
-        self._warmed = True  # (this engine's own flag: cheaper to read on every turn)
         if not self._warming.is_set():
             self._warming.set()
             effects.warm_in_background(self.lexicon, self.names)
@@ -291,11 +285,6 @@ def _known_room(home: Home, area: str) -> str | None:
     except KeyError:
         log.warning("jiayu.unknown_area", extra={"area": area})
         return None
-
-
-_inputs = partial(tuple.__new__, Inputs)
-"""Inputs from all its fields, made without the named tuple's own __new__ (a Python
-function: one is made on every turn)."""
 
 
 def _path(path: str | os.PathLike[str] | None) -> Path | None:

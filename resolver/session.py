@@ -11,7 +11,6 @@ import threading
 from collections import deque
 from dataclasses import dataclass
 from datetime import datetime
-from functools import partial
 from typing import NamedTuple
 
 from jiayu.ir import Clause, Command, Condition, Timing
@@ -97,12 +96,7 @@ class Session:
         self.last_devices = devices  # 它们 means the most recent turn's devices, if any
         if commands:
             self.last_commands = commands
-        self.turns.append(_turn((text, outcome, devices)))
-
-
-_turn = partial(tuple.__new__, Turn)
-"""Turn(text, outcome, devices), made without the named tuple's own __new__ (a Python
-function: one is made on every turn)."""
+        self.turns.append(Turn(text, outcome, devices))
 
 
 def _touch_all(items: deque[str], new: tuple[str, ...]) -> None:
