@@ -92,12 +92,9 @@ class Resolver:
             for kind in {d.type, *d.acts_as}:
                 by_type.setdefault(kind, []).append(d.id)
         self._by_type = {k: tuple(v) for k, v in by_type.items()}
-        # Each device's capabilities, one shared object per distinct set: `_able` asks what a
-        # clause can do once per set, and a shared key is found by identity, not compared.
-        shared: dict[frozenset[str], frozenset[str]] = {}
-        self._capabilities = {
-            d.id: shared.setdefault(d.capabilities, d.capabilities) for d in home.devices
-        }
+        # Each device's capabilities: `_able` asks what a clause can do once per set (a
+        # loaded home holds one object per distinct set, found by identity: jiayu/home.py).
+        self._capabilities = {d.id: d.capabilities for d in home.devices}
 
     def _able(self, candidates: Sequence[str], clause: Clause) -> tuple[str, ...]:
         """The candidates that can do the clause, in their order. What a device can do is
