@@ -93,7 +93,6 @@ class SimulatedHub:
 
     def _refusal(self, device_id: str) -> HubError:
         """Why the device can be neither read nor sent to: unknown, or made to fail."""
-        fault = self._faults.get(device_id)
-        if device_id not in self._state or fault is None:
+        if device_id not in self._state:
             return HubError(device_id, "unknown device")
-        return HubError(device_id, fault)
+        return HubError(device_id, self._faults[device_id])
