@@ -292,7 +292,7 @@ TEMPLATES: Final[Mapping[str, str]] = {
     "word.device": "设备",
     "word.state_yes": "{attribute:state_yes}",
     "word.state_no": "{attribute:state_no}",
-    # The rest of the turn (issue 18 item 4): clauses, conditions, queries, timers,
+    # The rest of the turn (issue 18 item 4): clauses, conditions, queries, delays,
     # preferences, dialogue, the turn's end, the drivers.
     # What a turn's clauses do, and their tenses: done (已打开), doing (正在打开, said before
     # anything is sent), later (打开, after a time: 半小时后打开).

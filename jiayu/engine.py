@@ -21,7 +21,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from jiayu import effects
+from jiayu import drivers
 from jiayu.compiler import Lexicon
 from jiayu.executor.audit import AuditLog
 from jiayu.executor.clock import Clock, SystemClock
@@ -30,8 +30,9 @@ from jiayu.executor.hubs import AsyncHub, Hub, SimulatedHub
 from jiayu.executor.run import Listener, SyncRunner
 from jiayu.executor.schedules import ScheduleStore
 from jiayu.home import Home, collector_paused, load_home
-from jiayu.planner.draft import Inputs, Read
-from jiayu.planner.turn import Consult, Send, Steps, fire, turn
+from jiayu.planner.draft import Inputs
+from jiayu.planner.effects import Consult, Read, Send, Steps
+from jiayu.planner.turn import fire, turn
 from jiayu.preferences import PreferenceStore
 from jiayu.resolver.names import NameIndex
 from jiayu.resolver.resolve import Resolver
@@ -74,7 +75,7 @@ class Engine:
         self.audit = AuditLog(audit_path) if audit_path is not None else None
         if self.audit is not None:
             self.audit.check()  # refuse to start rather than send unaudited commands
-        self.fallback = effects.load_fallback(llm, home) if llm is not None else None
+        self.fallback = drivers.load_fallback(llm, home) if llm is not None else None
         self.limits, self.confirm_ttl_s = (parallel, command_timeout), confirm_ttl_s
         self.clock: Clock = clock if clock is not None else SystemClock()
         self._paths = (schedules_path, preferences_path)
@@ -89,7 +90,7 @@ class Engine:
         """The per-engine state that is not the home's: sessions, runner, events, stores."""
         is_async = inspect.iscoroutinefunction(getattr(self.hub, "send", None))
         self.runner = None if is_async else SyncRunner(self.hub, self.audit)  # type: ignore[arg-type]
-        self.sessions = effects.Sessions()
+        self.sessions = drivers.Sessions()
         self.events = EventBus()
         self.runtime: Runtime | None = None
         schedules, preferences = self._paths
@@ -158,7 +159,7 @@ class Engine:
         with session.lock:
             try:
                 steps = self.steps(text, session, area, user)
-                return effects.told(self._drive(steps, runner, listener, session, text), session)
+                return drivers.told(self._drive(steps, runner, listener, session, text), session)
             finally:
                 self.warm()
 
@@ -203,7 +204,7 @@ class Engine:
                 if isinstance(effect, Send):  # (first: most turns ask for nothing else)
                     draft = effect.draft
                     batches = draft.batches
-                    effects.defer_scene_steps(self.schedules, draft)
+                    drivers.defer_scene_steps(self.schedules, draft)
                     started = time.perf_counter()
                     report = runner.run(
                         batches, session=session.id, text=draft.text, listener=listener
@@ -213,16 +214,16 @@ class Engine:
                 elif isinstance(effect, Read):
                     answer = runner.read_many(effect.devices)
                 elif isinstance(effect, Consult):
-                    answer = effects.consult(self.fallback, effect)
+                    answer = drivers.consult(self.fallback, effect)
                 else:
-                    answer = effects.write(self.schedules, self.preferences, effect)
+                    answer = drivers.write(self.schedules, self.preferences, effect)
         except StopIteration as stop:
             result: Result = stop.value
             if sending:
                 result.timings["send"] = sending
             return result
         except Exception:  # fail closed: a bug must not switch anything more
-            return effects.crashed(session, text, [c for b in batches for c in b.sent])
+            return drivers.crashed(session, text, [c for b in batches for c in b.sent])
 
     def warm(self) -> None:
         """Build the pinyin data in the background once the first turn is answered: a later
@@ -230,7 +231,7 @@ class Engine:
         (it keys every name of the home in pinyin: tens of ms, more on a big home)."""
         if not self._warming.is_set():
             self._warming.set()
-            effects.warm_in_background(self.lexicon, self.names)
+            drivers.warm_in_background(self.lexicon, self.names)
 
     # --- the asyncio API (jiayu/runtime.py) ------------------------------------------
 

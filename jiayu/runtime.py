@@ -17,7 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from jiayu import effects
+from jiayu import drivers
 from jiayu.executor.arun import AsyncRunner
 from jiayu.executor.events import Event, EventKind
 from jiayu.executor.hubs import HubError
@@ -25,11 +25,12 @@ from jiayu.executor.scenes import SceneOutcome, SceneRunner
 from jiayu.executor.scheduler import Scheduler
 from jiayu.grammar.phrases import say
 from jiayu.ir import Command
-from jiayu.planner.draft import Draft, Read
+from jiayu.planner.draft import Draft
+from jiayu.planner.effects import Consult, Read, Send, Steps
 from jiayu.planner.finish import announce, commands_json, decided, late_failures
 from jiayu.planner.plan import Batch
 from jiayu.planner.timing import Schedule
-from jiayu.planner.turn import Consult, Send, Steps, fire
+from jiayu.planner.turn import fire
 from jiayu.resolver.session import Session
 from jiayu.result import Outcome, Result
 from jiayu.text import shown
@@ -136,7 +137,7 @@ class Runtime:
                 draft = await self._until_send(steps)
             except Exception:
                 number = next(self.turns)
-                result = effects.crashed(session, text)
+                result = drivers.crashed(session, text)
                 self._publish("turn.failed", session_id, number, reply=result.reply)
                 future: asyncio.Future[Result] = self.loop.create_future()
                 future.set_result(result)
@@ -148,7 +149,7 @@ class Runtime:
                 # 换个风格 asks which scene is next: the question follows the news.
                 asks = decided(draft) == "clarify"
                 reply = say("done.stopped_then", reply=reply) if asks else say("done.stopped")
-            reply = effects.told_first(session, reply)
+            reply = drivers.told_first(session, reply)
             # Numbered when queued: per device, commands go out in turn-number order.
             number = next(self.turns)
             notify = self._notifier(session_id, number)
@@ -198,9 +199,9 @@ class Runtime:
             if isinstance(effect, Read):
                 answer = await self.runner.read_many(effect.devices)
             elif isinstance(effect, Consult):
-                answer = await asyncio.to_thread(effects.consult, self.engine.fallback, effect)
+                answer = await asyncio.to_thread(drivers.consult, self.engine.fallback, effect)
             else:
-                answer = effects.write(self.engine.schedules, self.engine.preferences, effect)
+                answer = drivers.write(self.engine.schedules, self.engine.preferences, effect)
 
     async def _settle(
         self,
@@ -226,7 +227,7 @@ class Runtime:
             except StopIteration as stop:
                 result: Result = stop.value
         except Exception:
-            result = effects.crashed(session, draft.text, draft.sent())
+            result = drivers.crashed(session, draft.text, draft.sent())
             self._publish("turn.failed", session.id, number, reply=result.reply)
             return result
         late = late_failures(draft)

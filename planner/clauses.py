@@ -13,17 +13,17 @@ from jiayu.compiler.build import complaint_of
 from jiayu.compiler.understand import said_words
 from jiayu.grammar.phrases import say
 from jiayu.ir import Clause, Command, Condition, Target
-from jiayu.planner import complaints, conditions, preferences, queries, timers
-from jiayu.planner.device import Refusal, needs_read, plan
-from jiayu.planner.draft import CancelSchedules, Draft, failed
-from jiayu.planner.plan import Batch
+from jiayu.planner import complaints, conditions, delayed, preferences, queries
+from jiayu.planner.draft import Draft, failed
+from jiayu.planner.effects import CancelSchedules
+from jiayu.planner.plan import Batch, Refusal, needs_read, plan
 from jiayu.planner.replies import Acknowledged, asked_verb, names_phrase
 from jiayu.resolver.resolve import Ask, Found, Refuse, Resolution
 from jiayu.resolver.session import PendingClarify, PendingConfirm
 from jiayu.text import shown
 
 
-def run(
+def plan_in_order(
     draft: Draft,
     clauses: Sequence[Clause],
     focus: list[str],
@@ -93,7 +93,7 @@ def _clause(
         preferences.remember(draft, clause)
         return ()
     if clause.action in ("schedule_cancel", "schedule_query") and clause.target is None:
-        timers.schedules(draft, clause, None)
+        delayed.schedules(draft, clause, None)
         return ()
     started = time.perf_counter()
     asked = clause
@@ -102,10 +102,10 @@ def _clause(
         asked = Clause("query", replace(clause.target, quantifier="all"))
     resolution = draft.resolve(asked, focus, previous)
     draft.timings["resolve"] = draft.timings.get("resolve", 0.0) + time.perf_counter() - started
-    return apply(draft, clause, resolution, focus, rest)
+    return act_on(draft, clause, resolution, focus, rest)
 
 
-def apply(
+def act_on(
     draft: Draft,
     clause: Clause,
     resolution: Resolution,
@@ -142,7 +142,7 @@ def apply(
         queries.query(draft, clause, devices)
         return devices
     if clause.action in ("schedule_cancel", "schedule_query"):
-        timers.schedules(draft, clause, devices)
+        delayed.schedules(draft, clause, devices)
         return ()
     if clause.value is not None and clause.value.kind == "preferred":
         value = preferences.preferred(draft, clause, devices, focus, rest)
@@ -174,7 +174,7 @@ def apply(
         # Every device left out is said, even when others went ahead.
         draft.say("rejected", say("refuse.each", reasons=list(dict.fromkeys(refusals))))
     if commands and clause.when is not None:
-        timers.schedule(draft, commands, clause.when, clause.condition, focus)
+        delayed.schedule(draft, commands, clause.when, clause.condition, focus)
     elif commands:
         queue(draft, commands, clause, condition=clause.condition, focus=focus)
     return tuple(c.device for c in commands)

@@ -48,5 +48,5 @@ def act(
         else:
             draft.say("noop", say("done.complaint_on_already", name=name))
             continue
-        acted.extend(plan_clauses.apply(draft, remedy, Found((device_id,)), focus, rest))
+        acted.extend(plan_clauses.act_on(draft, remedy, Found((device_id,)), focus, rest))
     return tuple(acted)

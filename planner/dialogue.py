@@ -14,7 +14,7 @@ from jiayu.grammar.vocab import QUESTION, STATEMENT_END, TABLES
 from jiayu.home import Home
 from jiayu.ir import Clause, Command
 from jiayu.planner import clauses as plan_clauses
-from jiayu.planner import conditions, preferences, timers
+from jiayu.planner import conditions, delayed, preferences
 from jiayu.planner.draft import Draft
 from jiayu.planner.replies import Acknowledged, asked_verb, when_phrase
 from jiayu.planner.timing import Schedule, ScheduleError, fire_time
@@ -27,7 +27,8 @@ def utterance(draft: Draft, said: tuple[Clause, ...]) -> None:
     """Plan an understood utterance against the question the session was waiting on; a
     confirmation this turn asks for is stamped with its time and its user."""
     if draft.pending_in is None and (not said or said[0].action != "cancel"):
-        plan_clauses.run(draft, said, [], None)  # most turns: nothing waits, and no 算了 is said
+        # Most turns: nothing waits, and no 算了 is said.
+        plan_clauses.plan_in_order(draft, said, [], None)
     else:
         _utterance(draft, said)
     asked = draft.pending
@@ -92,9 +93,9 @@ def _utterance(draft: Draft, said: tuple[Clause, ...]) -> None:
             focus = list(pending.focus)
             previous: tuple[str, ...] | None = None
             if conditions.holds(draft, pending.clause.condition, focus):
-                previous = plan_clauses.apply(draft, pending.clause, narrowed, focus, pending.rest)
+                previous = plan_clauses.act_on(draft, pending.clause, narrowed, focus, pending.rest)
             if not draft.asked:
-                plan_clauses.run(draft, pending.rest, focus, previous)
+                plan_clauses.plan_in_order(draft, pending.rest, focus, previous)
             said = said[1:]  # 书房的，然后关掉客厅灯: the rest still runs
     elif actions == {"cancel"}:
         # 算了 with nothing waiting: a scene whose steps still wait stops; else just 好的.
@@ -103,7 +104,7 @@ def _utterance(draft: Draft, said: tuple[Clause, ...]) -> None:
             draft.say("noop", Acknowledged(say("done.stopped" if stopped else "done.ok")))
         return
     if not draft.asked:
-        plan_clauses.run(draft, said, [], None)
+        plan_clauses.plan_in_order(draft, said, [], None)
 
 
 def fired(draft: Draft, schedule: Schedule) -> None:
@@ -141,7 +142,7 @@ def _confirmed(draft: Draft, pending: PendingConfirm) -> None:
     """确认: re-check the condition against a fresh read, then send what waited (or, for a
     delayed command, schedule it: its condition is checked when it fires)."""
     if pending.when is not None:
-        timers.schedule(
+        delayed.schedule(
             draft, pending.commands, pending.when, pending.condition, pending.focus, True
         )
         return
@@ -184,7 +185,7 @@ def _ask_again(draft: Draft, pending: PendingConfirm, rest: list[Clause]) -> Non
     """A question while a confirmation waits: what else it says runs (门锁锁着吗 is answered),
     and the confirmation is asked again unless the turn asked something new."""
     if rest:
-        plan_clauses.run(draft, tuple(rest), [], None)
+        plan_clauses.plan_in_order(draft, tuple(rest), [], None)
     if draft.pending is not None:
         return
     draft.held.extend(pending.commands)

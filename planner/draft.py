@@ -21,6 +21,7 @@ from jiayu.catalog import apply_command
 from jiayu.errors import JiayuError
 from jiayu.home import Home
 from jiayu.ir import Clause, Command
+from jiayu.planner.effects import Read, Reading, Write
 from jiayu.planner.plan import Batch
 from jiayu.planner.timing import Schedule
 from jiayu.preferences import Preference
@@ -32,54 +33,6 @@ Pending = PendingClarify | PendingConfirm | None
 
 _SENT = attrgetter("sent")
 _COMMANDS = attrgetter("commands")
-
-
-class ReadError(Protocol):
-    """A hub's failure to read a device (executor's HubError has this shape)."""
-
-    device: str
-    reason: str
-
-
-State = Mapping[str, Any]
-Reading = State | ReadError
-
-
-@dataclass(frozen=True)
-class Read:
-    """Fresh reads of these devices, all wanted now."""
-
-    devices: tuple[str, ...]
-
-
-@dataclass(frozen=True)
-class AddSchedule:
-    """Keep this schedule (the driver's store answers with it, or a JiayuError)."""
-
-    schedule: Schedule
-
-
-@dataclass(frozen=True)
-class CancelSchedules:
-    """Cancel a session's schedules, for these devices if given (answer: the ones gone)."""
-
-    session: str
-    devices: tuple[str, ...] | None
-    scene_steps: bool = False
-    """Only the delayed steps of a scene the sync API keeps as schedules (算了 stops them;
-    the user's own timers stay)."""
-
-
-@dataclass(frozen=True)
-class SetPreference:
-    """Store a user's preference (answer: the value as stored, or a JiayuError)."""
-
-    user: str
-    key: str
-    value: Preference
-
-
-Write = AddSchedule | CancelSchedules | SetPreference
 
 
 class Pause(Exception):

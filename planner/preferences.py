@@ -10,7 +10,8 @@ from jiayu.actions import value_attribute
 from jiayu.grammar.phrases import say
 from jiayu.home import Device
 from jiayu.ir import Clause, Value
-from jiayu.planner.draft import Draft, SetPreference, failed
+from jiayu.planner.draft import Draft, failed
+from jiayu.planner.effects import SetPreference
 from jiayu.planner.replies import Acknowledged, value_phrase
 from jiayu.preferences import Preference, preference_key
 from jiayu.resolver.session import PendingClarify

@@ -13,45 +13,20 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Generator
-from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from jiayu.compiler import Lexicon
 from jiayu.compiler.cache import compiled as compile_kept
 from jiayu.compiler.understand import AskLLM, Understood, from_llm, gate
-from jiayu.ir import filled_directly
 from jiayu.planner import dialogue
-from jiayu.planner.draft import Draft, Inputs, Pause, Read, Reading, Write
+from jiayu.planner.draft import Draft, Inputs, Pause
+from jiayu.planner.effects import Consult, Read, Reading, Send, Steps, Write
 from jiayu.planner.finish import result, update_session
 from jiayu.planner.timing import Schedule
 from jiayu.resolver.resolve import Resolution
 from jiayu.resolver.session import PendingClarify, PendingConfirm
-from jiayu.result import Result
-
-
-@dataclass(frozen=True)
-class Consult:
-    """Ask the LLM fallback once (answer: its FallbackParse)."""
-
-    text: str
-    recent_devices: tuple[str, ...]
-    recent_rooms: tuple[str, ...]
-
-
-@filled_directly
-@dataclass(frozen=True)
-class Send:
-    """Send the plan's batches (answer: whether the audit log failed). Before this effect the
-    session already holds what the turn changed in it; `draft` is the plan, and its batches'
-    `sent`/`failed` are filled in by the driver's runner."""
-
-    draft: Draft
-
 
 T = TypeVar("T")
-
-Effect = Read | Write | Consult | Send
-Steps = Generator[Effect, Any, Result]
 
 
 def turn(text: str, ctx: Inputs, lexicon: Lexicon, *, fallback: bool) -> Steps:

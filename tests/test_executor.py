@@ -7,7 +7,7 @@ import pytest
 from jiayu.executor.hubs import HubError, SimulatedHub
 from jiayu.home import Home
 from jiayu.ir import Clause, Command, Value
-from jiayu.planner.device import Refusal, plan
+from jiayu.planner.plan import Refusal, plan
 
 
 def _plan(

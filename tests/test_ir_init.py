@@ -13,7 +13,7 @@ import pytest
 from jiayu import ir
 from jiayu.compiler.understand import Understood
 from jiayu.ir import Command, filled_directly
-from jiayu.planner.turn import Send
+from jiayu.planner.effects import Send
 from jiayu.resolver.resolve import Ask, Found, Refuse
 
 IR_NAMES = "Clause Command Condition Mention NoParse Parse Place Target Timing Token Value"

@@ -29,7 +29,7 @@ FOUNDATION = {
     "jiayu.result",
     "jiayu.cases",
 }
-TOP = 6  # jiayu's drivers and tools: engine, runtime, effects, cli, replay, coverage, importers
+TOP = 6  # jiayu's drivers and tools: engine, runtime, drivers, cli, replay, coverage, importers
 
 
 def rank(module: str) -> int:

@@ -34,16 +34,16 @@ SOURCE_DIRS = ("jiayu", "grammar", "compiler", "resolver", "planner", "executor"
 GUARDED = (
     "resolver/resolve.py",
     "planner/replies.py",
-    "planner/device.py",
+    "planner/plan.py",
     "planner/clauses.py",
     "planner/conditions.py",
     "planner/queries.py",
-    "planner/timers.py",
+    "planner/delayed.py",
     "planner/preferences.py",
     "planner/dialogue.py",
     "planner/finish.py",
     "compiler/understand.py",
-    "jiayu/effects.py",
+    "jiayu/drivers.py",
     "jiayu/runtime.py",
 )
 """Modules whose every reply word comes from the phrase book: no Chinese in their string

@@ -18,10 +18,10 @@ from jiayu.executor.schedules import Dropped, ScheduleStore
 from jiayu.grammar.phrases import say
 from jiayu.home import Home
 from jiayu.ir import Command
-from jiayu.planner.draft import AddSchedule, CancelSchedules, Draft, Write
+from jiayu.planner.draft import Draft
+from jiayu.planner.effects import AddSchedule, CancelSchedules, Consult, Write
 from jiayu.planner.finish import commands_json
 from jiayu.planner.timing import Schedule, new_schedule_id
-from jiayu.planner.turn import Consult
 from jiayu.preferences import PreferenceStore
 from jiayu.resolver.session import Session
 from jiayu.result import Result

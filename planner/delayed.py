@@ -9,7 +9,8 @@ from jiayu.catalog import is_high_risk, params_error
 from jiayu.grammar.phrases import say
 from jiayu.ir import Clause, Command, Condition, Timing
 from jiayu.planner import conditions
-from jiayu.planner.draft import AddSchedule, CancelSchedules, Draft, failed
+from jiayu.planner.draft import Draft, failed
+from jiayu.planner.effects import AddSchedule, CancelSchedules
 from jiayu.planner.replies import Acknowledged, asked_verb, done_phrase, when_phrase
 from jiayu.planner.timing import Schedule, ScheduleError, fire_time, new_schedule_id
 from jiayu.resolver.session import PendingConfirm
