@@ -153,13 +153,12 @@ def act_on(
     refusals: list[str] = []
     known = meanings(clause)  # once for all the clause's devices
     reads = needs_read(clause)
-    if reads:
-        draft.prefetch(devices)  # every device of the clause in one round trip
+    states = draft.states(devices) if reads else {}  # the clause's devices in one round trip
     for device_id in devices:
         device = home.device(device_id)
         state: Mapping[str, object] | None = None
         if reads:
-            got = draft.read(device_id)
+            got = states[device_id]
             if not isinstance(got, Mapping):
                 name = shown(device.name)
                 refusals.append(say("refuse.unreadable_state", name=name, reason=got.reason))

@@ -29,9 +29,10 @@ def act(
     assert kind is not None
     _types, step = COMPLAINT_REMEDIES[kind]
     acted: list[str] = []
+    states = draft.states(devices)
     for device_id in devices:
         name = shown(draft.home.device(device_id).name)
-        state = draft.read(device_id)
+        state = states[device_id]
         if not isinstance(state, Mapping):
             draft.say("rejected", say("refuse.unreadable_state", name=name, reason=state.reason))
             continue

@@ -91,10 +91,8 @@ def _check(
     draft: Draft, devices: Sequence[str], attribute: str, op: str, number: float, where: str
 ) -> bool:
     """Whether the devices' readings pass the comparison; the reply says what was read."""
-    draft.prefetch(devices)
     values: list[float] = []
-    for device_id in devices:
-        got = draft.read(device_id)
+    for got in draft.states(devices).values():
         value = got.get(attribute) if isinstance(got, Mapping) else None
         if isinstance(value, (int, float)) and not isinstance(value, bool):
             values.append(float(value))

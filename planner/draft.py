@@ -184,27 +184,29 @@ class Draft:
     def planned_commands(self) -> tuple[Command, ...]:
         return tuple(chain.from_iterable(map(_COMMANDS, self.batches)))
 
-    def prefetch(self, devices: Sequence[str]) -> None:
-        """Ask for every read these devices still need, together (one round trip)."""
-        missing = tuple(
-            dict.fromkeys(d for d in devices if d not in self.overlay and d not in self.known)
-        )
+    def states(self, devices: Sequence[str]) -> dict[str, Reading]:
+        """The only way a pass reads: fresh state of these devices, each read once per turn
+        and all still unknown asked at once (one pause, one round trip). Later reads see what
+        this turn already planned; a failed read is a ReadError in its place."""
+        overlay, known = self.overlay, self.known
+        missing = tuple(dict.fromkeys(d for d in devices if d not in overlay and d not in known))
         if missing:
             raise Pause(Read(missing))
-
-    def read(self, device_id: str) -> Reading:
-        """A fresh read, once per turn; later reads see what this turn already planned."""
-        state = self.overlay.get(device_id)
-        if state is not None:
-            return state
-        if device_id not in self.known:
-            raise Pause(Read((device_id,)))
-        got = self.known[device_id]
-        if not isinstance(got, Mapping):
-            self.failures.append({"device": device_id, "command": "read", "reason": got.reason})
-            return got
-        self.overlay[device_id] = dict(got)
-        return got
+        states: dict[str, Reading] = {}
+        for device_id in devices:
+            state = overlay.get(device_id)
+            if state is None:
+                got = known[device_id]
+                if isinstance(got, Mapping):
+                    state = overlay[device_id] = dict(got)
+                else:
+                    if device_id not in states:
+                        failure = {"device": device_id, "command": "read", "reason": got.reason}
+                        self.failures.append(failure)
+                    states[device_id] = got
+                    continue
+            states[device_id] = state
+        return states
 
     def expect(self, command: Command) -> None:
         """A command planned to a device read earlier: later reads in the turn see it."""

@@ -18,7 +18,7 @@ def query(draft: Draft, clause: Clause, devices: Sequence[str]) -> None:
     """Read what the clause asks of each device and say it."""
     home = draft.home
     asked = [(d, query_attribute(home.device(d), clause)) for d in devices]
-    draft.prefetch([d for d, attribute in asked if attribute is not None])
+    states = draft.states([d for d, attribute in asked if attribute is not None])
     parts: list[str] = []
     unread: list[str] = []  # the devices that could not be read, said after any summary
     found: list[tuple[str, str, Any]] = []
@@ -26,7 +26,7 @@ def query(draft: Draft, clause: Clause, devices: Sequence[str]) -> None:
         if attribute is None:
             continue
         device = home.device(device_id)
-        got = draft.read(device_id)
+        got = states[device_id]
         if not isinstance(got, Mapping):
             unread.append(say("answer.unreadable", name=shown(device.name), reason=got.reason))
             parts.append(unread[-1])
