@@ -7,14 +7,15 @@ checks on a home's initial state, so the three cannot drift apart.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from functools import cache, lru_cache
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
-from jiayu.grammar.vocab import GUARDED_NAME_WORDS
 from jiayu.jsonfile import Schema
+from jiayu.text import plain_name
 
 if TYPE_CHECKING:
     from jsonschema import ValidationError
@@ -272,14 +273,70 @@ GUARDED_TYPES = frozenset({"Lock", "Valve", "GarageDoor"})
 """Types whose opening, whole or partial, waits for 确认."""
 
 
-def guarded_by_words(*texts: str, kinds: frozenset[str] = GUARDED_TYPES) -> str | None:
-    """The guarded type (Valve, Lock, GarageDoor) a device's own words say it is, among
-    `kinds`; None when they say none. Case-folded, so Front Door Strike is a Lock."""
-    said = " ".join(texts).casefold()
-    for kind, words in GUARDED_NAME_WORDS:
-        if kind in kinds and any(word in said for word in words):
+# What a device opens in fact, said by its words whatever its type: a relay called 车库门 is a
+# garage door, one called 門禁鎖 or "Front Door Lock" a lock, a plug called 燃气阀 a gas valve.
+# The rule is by morphemes, never whole names: a word of a class anywhere in a device's id,
+# name or aliases, as names are matched (`plain_name`: traditional → simplified, full-width →
+# ASCII, format characters and spaces gone, case-folded), so every script and spelling that
+# reaches the device by voice is judged in the one form. The first class found wins (燃气阀门
+# is a Valve, 门锁 a Lock). Over-reaching is the safe side (an "Outdoor Plug" or a 温控阀
+# asks 确认); the one exception is a run of door words that modifies a thing at the door
+# after it (门口灯, 门铃, 车库灯, "Garage Light", "Doorbell", "Gateway"): that thing is what
+# the device is.
+_GUARDED_MORPHEMES: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("Valve", ("阀", "燃气", "煤气", "天然气", "瓦斯", "valve", "gas")),
+    ("Lock", ("锁", "门禁", "lock", "latch", "strike", "deadbolt")),
+    ("GarageDoor", ("门", "车库", "道闸", "door", "gate", "garage")),
+)
+_DOOR_WORDS = dict(_GUARDED_MORPHEMES)["GarageDoor"]
+_AT_THE_DOOR = ("灯", "铃", "口", "厅", "廊", "帘", "light", "lamp", "bell", "way")
+_GUARDED_WORDS = tuple(
+    (
+        kind,
+        re.compile(
+            f"(?:{'|'.join(words)})++(?!{'|'.join(_AT_THE_DOOR)})"
+            if words == _DOOR_WORDS
+            else "|".join(words)
+        ),
+    )
+    for kind, words in _GUARDED_MORPHEMES
+)
+_RETYPED = frozenset({"Switch", "SmartPlug", "Unknown", "Blind"})
+"""Types that say only how a device is wired (a relay, a plug, a motor), which its words then
+replace: a Switch called 燃气阀 is a Valve. Any other type stays, acting as the guarded one."""
+
+
+def guarded_by_words(*texts: str) -> str | None:
+    """The guarded type (Valve, Lock, GarageDoor) a device's own words say it is; None when
+    they say none."""
+    said = [plain_name(text) for text in texts]
+    for kind, pattern in _GUARDED_WORDS:
+        if any(pattern.search(text) for text in said):
             return kind
     return None
+
+
+def guarded(device_type: str, acts_as: Iterable[str], *texts: str) -> str | None:
+    """The guarded type a device of this type, acting as these, must act as too because its
+    words say so; None when it is guarded already or its words say nothing. The one guard of
+    every importer and of home loading, so a hand-written home is judged as an imported one."""
+    if device_type in GUARDED_TYPES or not GUARDED_TYPES.isdisjoint(acts_as):
+        return None
+    return guarded_by_words(*texts)
+
+
+def guard(device: dict[str, Any], *texts: str) -> None:
+    """Make a device document (a home file's device) what its id, name, aliases and `texts`
+    (a description, an entity id) say it opens: a relay's type becomes the guarded one, any
+    other type acts as it (`guarded`)."""
+    words = (device["id"], device["name"], *device.get("aliases", ()), *texts)
+    said = guarded(device["type"], device.get("acts_as", ()), *words)
+    if said is None:
+        return
+    if device["type"] in _RETYPED:
+        device["type"] = said
+    else:
+        device["acts_as"] = [*device.get("acts_as", ()), said]
 
 
 def is_high_risk(device: Device, command: str, params: Mapping[str, Any] | None = None) -> bool:

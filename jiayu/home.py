@@ -21,7 +21,14 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, cast
 
-from jiayu.catalog import LIMIT_KEYS, params_error, schema_message, state_error, supports
+from jiayu.catalog import (
+    LIMIT_KEYS,
+    guarded,
+    params_error,
+    schema_message,
+    state_error,
+    supports,
+)
 from jiayu.errors import HomeError, Problem, json_pointer
 from jiayu.jsonfile import load_schema, path_key, read_json
 from jiayu.text import plain_name as plain_name  # re-exported: the lexicon keys names with it
@@ -433,6 +440,11 @@ def _device(
     capabilities = frozenset(d["capabilities"])
     capabilities = shared.setdefault(capabilities, capabilities)
     acts_as = frozenset(d.get("acts_as", ()))
+    # What its words say it opens, it acts as, whatever type the file gives it: a hand-written
+    # relay called 车库门 is gated as a garage door, as an imported one is.
+    said = guarded(d["type"], acts_as, d["id"], d["name"], *d.get("aliases", ()))
+    if said is not None:
+        acts_as |= {said}
     limits = {}
     for key, limit in d.get("limits", {}).items():
         bad = [end for end in ("min", "max") if not _finite(limit[end])]

@@ -24,7 +24,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from jiayu.catalog import guarded_by_words
+from jiayu.catalog import guard
 from jiayu.errors import HomeError
 from jiayu.home import parse_home, plain_name
 
@@ -68,8 +68,8 @@ _SENSORS = {
 # risk gate asks for 确认 before opening them: garage doors and gates are GarageDoors, a
 # door acts as a Lock.
 _GARAGE_COVERS = {"garage", "gate"}
-# What a switch or valve is in fact when its device class says so (issue 19); its words
-# are read by guarded_by_words.
+# What a switch or valve is in fact when its device class says so; its words are read by
+# the shared guard.
 _GUARDED_CLASSES = {"gas": "Valve", "water": "Valve"}
 
 
@@ -197,16 +197,14 @@ def build_home(registries: Registries) -> Built:
         if not usable(entity_id, name):
             continue
         aliases = usable_aliases(entity_id, name, _strs(entry.get("aliases")))
-        guarded = guarded_type(entity_id, name, _strs(entry.get("aliases")), attributes)
-        if guarded is not None:
-            described["type"] = guarded
         area = entry.get("area_id") or device_area.get(str(entry.get("device_id")))
         where = room_id(str(area)) if area is not None else UNASSIGNED_ROOM
         if where not in known_rooms:
             where = UNASSIGNED_ROOM
-        devices.append(
-            {"id": entity_id, "name": name, "aliases": aliases, "room": where, **described}
-        )
+        device = {"id": entity_id, "name": name, "aliases": aliases, "room": where, **described}
+        # The aliases left out too: a word HA knows the entity by still says what it is.
+        guard(device, *_strs(entry.get("aliases")))
+        devices.append(device)
     if any(d["room"] == UNASSIGNED_ROOM for d in devices):
         used = taken | {plain_name(w) for d in devices for w in (d["name"], *d["aliases"])}
         free = next((n for n in _UNASSIGNED_NAMES if plain_name(n) not in used), None)
@@ -257,7 +255,10 @@ def describe(entity_id: str, attributes: Mapping[str, Any]) -> dict[str, Any] | 
                 attributes.get("max_color_temp_kelvin"),
             )
     elif domain in {"switch", "input_boolean"}:
-        kind = "SmartPlug" if device_class == "outlet" else "Switch"
+        # A gas or water switch is a valve in fact: the risk gate then sees what "on" opens.
+        kind = _GUARDED_CLASSES.get(str(device_class)) or (
+            "SmartPlug" if device_class == "outlet" else "Switch"
+        )
         caps.append("onoff")
     elif domain == "fan":
         kind = "Fan"
@@ -354,23 +355,6 @@ def describe(entity_id: str, attributes: Mapping[str, Any]) -> dict[str, Any] | 
 def _presets(value: Any) -> list[str]:
     """HA's preset or mode names as a device's presets: each usable as a name, once."""
     return list(dict.fromkeys(p for p in _strs(value) if plain_name(p) and len(p) <= _NAME_MAX))
-
-
-def guarded_type(
-    entity_id: str, name: str, aliases: Sequence[str], attributes: Mapping[str, Any]
-) -> str | None:
-    """Valve, Lock or GarageDoor for a switch, valve or cover that is one in fact (by its
-    device class, name, aliases or id: 燃气阀, 门禁, a door strike, a garage door on a relay),
-    so the risk gate sees what turning it on opens; None otherwise."""
-    domain = entity_id.partition(".")[0]
-    if domain == "cover":  # a cover only opens: what it may be is a door or gate
-        if attributes.get("device_class") in _GARAGE_COVERS:
-            return "GarageDoor"
-        return guarded_by_words(entity_id, name, *aliases, kinds=frozenset({"GarageDoor"}))
-    if domain not in {"switch", "input_boolean", "valve"}:
-        return None
-    by_class = _GUARDED_CLASSES.get(str(attributes.get("device_class")))
-    return by_class or guarded_by_words(entity_id, name, *aliases)
 
 
 def _entity_name(entity_id: str, entry: Mapping[str, Any], attributes: Mapping[str, Any]) -> str:

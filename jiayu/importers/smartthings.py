@@ -39,7 +39,7 @@ from functools import cache
 from importlib.resources import files
 from typing import Any
 
-from jiayu.catalog import CAPABILITIES
+from jiayu.catalog import CAPABILITIES, guard
 from jiayu.errors import HomeError, InputError, Problem, json_pointer
 from jiayu.executor.hubs.smartthings import (
     API_URL,
@@ -234,9 +234,10 @@ def build_home(
                 skipped.append(f"{our_id}: name {name!r} is unusable (empty, too long or taken)")
                 continue
             names_in_room.add((where, key))
-            out_devices.append(
-                {"id": our_id, "name": name, "aliases": [], "room": where, **described}
-            )
+            out = {"id": our_id, "name": name, "aliases": [], "room": where, **described}
+            # Its maker's name too ("Garage Door Opener" under a label such as 车库).
+            guard(out, str(device.get("name") or ""))
+            out_devices.append(out)
         if not found:
             skipped.append(f"{device_id}: nothing jiayu can drive or read")
     if any(d["room"] == UNASSIGNED_ROOM for d in out_devices):

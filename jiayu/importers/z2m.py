@@ -57,7 +57,7 @@ from importlib.resources import files
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from jiayu.catalog import GUARDED_TYPES, guarded_by_words, schema_message
+from jiayu.catalog import guard, schema_message
 from jiayu.errors import InputError, Problem, json_pointer
 from jiayu.executor.hubs.zigbee2mqtt import Z2mEntity, entities, friendly_name_error
 from jiayu.home import parse_home, plain_name
@@ -227,6 +227,9 @@ def _device(
     presets = entity.presets()
     if presets:
         device["presets"] = presets
+    # What it opens in fact, by its names or zigbee2mqtt's description of it (a relay called
+    # 车库门, "Gas valve controller"), whatever type was guessed or given in the mapping.
+    guard(device, entity.friendly_name, entity.description)
     return device
 
 
@@ -238,12 +241,6 @@ def _guess_type(entity: Z2mEntity) -> str:
     if "target_humidity" in entity.features:
         dries = "dehumid" in entity.description.lower() or "除湿" in entity.description
         return "Dehumidifier" if dries else "Humidifier"
-    # What a relay or cover opens in fact, by its name or description (issue 19).
-    if entity.kind in ("switch", "cover"):
-        kinds = GUARDED_TYPES if entity.kind != "cover" else frozenset({"GarageDoor"})
-        guarded = guarded_by_words(entity.friendly_name, entity.description, kinds=kinds)
-        if guarded is not None:
-            return guarded
     if entity.kind == "switch":
         text = entity.description.lower()
         if any(word in text for word in ("plug", "socket", "outlet", "插座")):

@@ -1,0 +1,220 @@
+"""Fail closed, round 4: a device whose words say it opens a door, a lock or a gas line is gated
+whatever script its name is in and whichever way it came in (three importers, a hand-written
+home); remote APIs are bounded; one owner per state file in one process too; scene delays are
+bounded; an audit line is whole or absent; the simulated hub's record is bounded."""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+import opencc
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from jiayu.catalog import guarded_by_words, is_high_risk
+from jiayu.engine import Engine
+from jiayu.home import Device, Home, parse_home
+from jiayu.importers import ha, smartthings, z2m
+
+_TO_TRADITIONAL = opencc.OpenCC("s2t")
+ZERO_WIDTH = ("\u200b", "\u200c", "\u200d", "\u2060", "\ufeff", "\u00ad")
+
+# Risky things as people name them: a core that names the door, lock or valve, with what is
+# said around it (a place before, a wiring word or a number after).
+CHINESE_CORES = (
+    "车库门", "燃气阀", "门禁锁", "门锁", "燃气阀门", "煤气阀", "前门", "大门", "卷帘门",
+    "天然气总阀", "电子锁", "入户门", "院门", "水阀", "道闸", "智能锁", "推拉门", "电控锁",
+)  # fmt: skip
+ENGLISH_CORES = (
+    "garage door", "gas valve", "front door lock", "door lock", "gate", "water valve",
+    "smart lock", "garage", "door strike", "back door", "latch", "main gas",
+)  # fmt: skip
+BEFORE = ("", "客厅", "一楼", "后院", "主")
+AFTER = ("", "开关", "继电器", "1", "2号", "控制器", "电源")
+BEFORE_EN = ("", "main ", "back ", "shed ")
+AFTER_EN = ("", " relay", " switch", " 2", " opener", " plug")
+RELAY_TYPES = ("Switch", "SmartPlug", "Unknown")
+OTHER_TYPES = ("Light", "Fan", "Heater", "Charger", "Television")
+
+
+def _full_width(text: str) -> str:
+    return "".join(
+        chr(ord(c) + 0xFEE0) if "!" <= c <= "~" else "\u3000" if c == " " else c for c in text
+    )
+
+
+@st.composite
+def risky_names(draw: st.DrawFn) -> str:
+    """A name that says garage door, lock or valve, in one of several scripts and spellings."""
+    if draw(st.booleans()):
+        name = draw(st.sampled_from(BEFORE)) + draw(st.sampled_from(CHINESE_CORES))
+        name += draw(st.sampled_from(AFTER))
+        if draw(st.booleans()):
+            name = _TO_TRADITIONAL.convert(name)
+    else:
+        name = draw(st.sampled_from(BEFORE_EN)) + draw(st.sampled_from(ENGLISH_CORES))
+        name += draw(st.sampled_from(AFTER_EN))
+        flips = draw(st.lists(st.booleans(), min_size=len(name), max_size=len(name)))
+        name = "".join(c.upper() if up else c for c, up in zip(name, flips, strict=True))
+    if draw(st.booleans()):
+        name = _full_width(name)
+    for _ in range(draw(st.integers(0, 2))):
+        at = draw(st.integers(1, max(1, len(name) - 1)))
+        name = name[:at] + draw(st.sampled_from(ZERO_WIDTH)) + name[at:]
+    return name
+
+
+def _gated(device: Device) -> bool:
+    return is_high_risk(device, "turn_on", {}) and is_high_risk(device, "open", {})
+
+
+def _ha_home(name: str, domain: str) -> dict[str, Any]:
+    entity = f"{domain}.relay_1"
+    attributes: dict[str, Any] = {"friendly_name": name}
+    if domain == "light":
+        attributes["supported_color_modes"] = ["onoff"]
+    registries = ha.Registries(
+        floors=[],
+        areas=[{"area_id": "garage", "name": "车房"}],
+        devices=[],
+        entities={entity: {"area_id": "garage", "aliases": []}},
+        states=[{"entity_id": entity, "state": "off", "attributes": attributes}],
+        exposed={entity: {"conversation": True}},
+    )
+    return ha.build_home(registries).home
+
+
+def _z2m_home(name: str) -> dict[str, Any]:
+    relay = {
+        "ieee_address": "0x00000000000000a1",
+        "type": "Router",
+        "friendly_name": name,
+        "supported": True,
+        "definition": {
+            "model": "R1",
+            "vendor": "test",
+            "description": "1 gang relay",
+            "exposes": [
+                {
+                    "type": "switch",
+                    "features": [
+                        {
+                            "type": "binary",
+                            "name": "state",
+                            "property": "state",
+                            "value_on": "ON",
+                            "value_off": "OFF",
+                            "access": 7,
+                        }
+                    ],
+                }
+            ],
+        },
+    }
+    rooms = {"rooms": [{"id": "garage", "name": "车房"}], "default_room": "garage"}
+    return z2m.convert([relay], rooms, name="家").home
+
+
+def _smartthings_home(name: str, category: str) -> dict[str, Any]:
+    device = {
+        "deviceId": "5f0c2a4e-0000-4000-8000-000000000001",
+        "name": "c2c-switch",
+        "label": name,
+        "components": [
+            {
+                "id": "main",
+                "capabilities": [{"id": "switch", "version": 1}],
+                "categories": [{"name": category, "categoryType": "manufacturer"}],
+            }
+        ],
+    }
+    return smartthings.build_home([device], []).home
+
+
+def _hand_written(name: str, kind: str) -> dict[str, Any]:
+    return {
+        "version": 1,
+        "name": "家",
+        "rooms": [{"id": "garage", "name": "车房"}],
+        "devices": [
+            {
+                "id": "relay_1",
+                "name": name,
+                "room": "garage",
+                "type": kind,
+                "capabilities": ["onoff"],
+            }
+        ],
+    }
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    name=risky_names(),
+    source=st.sampled_from(("ha", "ha-light", "z2m", "smartthings", "hand")),
+    kind=st.sampled_from(RELAY_TYPES + OTHER_TYPES),
+)
+def test_a_device_whose_words_say_door_lock_or_valve_is_never_ungated(
+    name: str, source: str, kind: str
+) -> None:
+    if source == "ha":
+        doc = _ha_home(name, "switch")
+    elif source == "ha-light":
+        doc = _ha_home(name, "light")
+    elif source == "z2m":
+        doc = _z2m_home(name)
+    elif source == "smartthings":
+        doc = _smartthings_home(name, "SmartPlug" if kind == "SmartPlug" else "Switch")
+    else:
+        doc = _hand_written(name, kind)
+    home = parse_home(doc, source)
+    for device in home.devices:  # an importer may leave out a name it cannot take, never gate less
+        assert _gated(device), (source, name, device)
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["車庫門", "燃氣閥", "門禁鎖", "ＧＡＲＡＧＥ ＤＯＯＲ", "车\u200b库门", "Front Door Lock", "燃气阀门"],  # noqa: E501
+)
+@pytest.mark.parametrize("source", ["ha", "z2m", "smartthings", "hand"])
+def test_the_issues_names_are_gated_from_every_source(name: str, source: str) -> None:
+    doc = {
+        "ha": lambda: _ha_home(name, "switch"),
+        "z2m": lambda: _z2m_home(name),
+        "smartthings": lambda: _smartthings_home(name, "Switch"),
+        "hand": lambda: _hand_written(name, "Switch"),
+    }[source]()
+    [device] = parse_home(doc, source).devices
+    assert _gated(device)
+
+
+def test_saying_it_asks_first_on_an_imported_traditional_relay() -> None:
+    # 開一下車庫門 on an HA relay called 車庫門 used to send turn_on at once.
+    engine = Engine(parse_home(_ha_home("車庫門", "switch"), "ha"))
+    result = engine.turn("开一下车库门")
+    assert (result.outcome, result.commands) == ("confirm", [])
+    assert engine.turn("确认").commands == [
+        {"device": "switch.relay_1", "command": "turn_on", "params": {}}
+    ]
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["客厅灯", "门口灯", "车库灯", "Garage Light", "Doorbell", "Gateway", "排气扇", "空气净化器"],
+)
+def test_a_thing_at_the_door_or_a_light_is_not_a_door(name: str) -> None:
+    # The morphemes' one exception: door words that modify what follows (门口灯 is a light).
+    assert guarded_by_words(name) is None
+    [device] = parse_home(_hand_written(name, "Switch"), "hand").devices
+    assert not _gated(device)
+
+
+def test_a_hand_written_relay_acts_as_what_its_words_say_and_keeps_its_type() -> None:
+    home: Home = parse_home(_hand_written("燃氣閥", "SmartPlug"), "hand")
+    [device] = home.devices
+    assert (device.type, device.acts_as) == ("SmartPlug", frozenset({"Valve"}))
+    doc = _hand_written("门锁", "Light")
+    doc["devices"][0]["acts_as"] = ["Lock"]
+    assert parse_home(copy.deepcopy(doc), "hand").devices[0].acts_as == frozenset({"Lock"})
