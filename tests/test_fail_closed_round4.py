@@ -5,7 +5,13 @@ bounded; an audit line is whole or absent; the simulated hub's record is bounded
 
 from __future__ import annotations
 
+import argparse
 import copy
+import json
+import threading
+import time
+from collections.abc import Callable, Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import opencc
@@ -15,8 +21,11 @@ from hypothesis import strategies as st
 
 from jiayu.catalog import guarded_by_words, is_high_risk
 from jiayu.engine import Engine
+from jiayu.executor.hubs.base import HubError
+from jiayu.executor.hubs.smartthings import MAX_PAGES, SmartThingsHub, StApiError, StClient
 from jiayu.home import Device, Home, parse_home
 from jiayu.importers import ha, smartthings, z2m
+from jiayu.ir import Command
 
 _TO_TRADITIONAL = opencc.OpenCC("s2t")
 ZERO_WIDTH = ("\u200b", "\u200c", "\u200d", "\u2060", "\ufeff", "\u00ad")
@@ -176,7 +185,15 @@ def test_a_device_whose_words_say_door_lock_or_valve_is_never_ungated(
 
 @pytest.mark.parametrize(
     "name",
-    ["車庫門", "燃氣閥", "門禁鎖", "ＧＡＲＡＧＥ ＤＯＯＲ", "车\u200b库门", "Front Door Lock", "燃气阀门"],  # noqa: E501
+    [
+        "車庫門",
+        "燃氣閥",
+        "門禁鎖",
+        "ＧＡＲＡＧＥ ＤＯＯＲ",
+        "车\u200b库门",
+        "Front Door Lock",
+        "燃气阀门",
+    ],
 )
 @pytest.mark.parametrize("source", ["ha", "z2m", "smartthings", "hand"])
 def test_the_issues_names_are_gated_from_every_source(name: str, source: str) -> None:
@@ -218,3 +235,135 @@ def test_a_hand_written_relay_acts_as_what_its_words_say_and_keeps_its_type() ->
     doc = _hand_written("门锁", "Light")
     doc["devices"][0]["acts_as"] = ["Lock"]
     assert parse_home(copy.deepcopy(doc), "hand").devices[0].acts_as == frozenset({"Lock"})
+
+
+# --- remote APIs are bounded ----------------------------------------------------------------
+
+
+class _Server:
+    """A loopback HTTP server whose GET answers are `answer(path)`: (status, body parts, pause
+    between parts)."""
+
+    def __init__(self, answer: Callable[[str], tuple[int, list[bytes], float]]) -> None:
+        self.paths: list[str] = []
+        paths, stop = self.paths, threading.Event()
+        self.stop = stop
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, format: str, *args: Any) -> None:
+                pass
+
+            def do_GET(self) -> None:
+                paths.append(self.path)
+                status, parts, pause = answer(self.path)
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(sum(len(p) for p in parts)))
+                self.end_headers()
+                try:
+                    for part in parts:
+                        self.wfile.write(part)
+                        self.wfile.flush()
+                        if stop.wait(pause):
+                            return
+                except OSError:
+                    return  # the client hung up, as it should at its deadline
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server.daemon_threads = True
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
+
+    def close(self) -> None:
+        self.stop.set()
+        self.server.shutdown()
+        self.server.server_close()
+
+
+@pytest.fixture
+def serve() -> Iterator[Callable[[Callable[[str], tuple[int, list[bytes], float]]], _Server]]:
+    servers: list[_Server] = []
+
+    def start(answer: Callable[[str], tuple[int, list[bytes], float]]) -> _Server:
+        servers.append(_Server(answer))
+        return servers[-1]
+
+    yield start
+    for server in servers:
+        server.close()
+
+
+def _page(items: list[dict[str, Any]], next_href: str | None) -> list[bytes]:
+    body: dict[str, Any] = {"items": items, "_links": {}}
+    if next_href is not None:
+        body["_links"]["next"] = {"href": next_href}
+    return [json.dumps(body).encode()]
+
+
+def test_a_next_link_that_loops_is_an_error_after_one_round(serve: Any) -> None:
+    # It used to be followed for as long as the turn lasted (13,499 requests in 8 s).
+    box: list[str] = []
+
+    def answer(path: str) -> tuple[int, list[bytes], float]:
+        other = "/v1/devices?page=2" if "page=1" in path else "/v1/devices?page=1"
+        return 200, _page([], box[0] + other), 0
+
+    server = serve(answer)
+    box.append(server.url)
+    with pytest.raises(StApiError, match="read already"):
+        StClient("t", base_url=server.url).pages("/v1/devices?page=1")
+    assert len(server.paths) == 2
+
+
+def test_a_next_link_that_never_ends_stops_at_the_page_limit(serve: Any) -> None:
+    box: list[str] = []
+
+    def answer(path: str) -> tuple[int, list[bytes], float]:
+        page = int(path.rpartition("=")[2])
+        return 200, _page([{"deviceId": str(page)}], f"{box[0]}/v1/devices?page={page + 1}"), 0
+
+    server = serve(answer)
+    box.append(server.url)
+    with pytest.raises(StApiError, match=f"more than {MAX_PAGES} pages"):
+        StClient("t", base_url=server.url, timeout=60).pages("/v1/devices?page=1")
+    assert len(server.paths) == MAX_PAGES
+
+
+def _trickle(path: str) -> tuple[int, list[bytes], float]:
+    body = json.dumps({"items": [], "_links": {}}).encode()
+    return 200, [body[i : i + 1] for i in range(len(body))], 0.3
+
+
+def test_a_trickling_server_holds_a_read_no_longer_than_the_timeout(serve: Any) -> None:
+    # One byte every 0.3 s never lets a 1 s socket timeout pass: a timeout=1 turn took 18 s.
+    server = serve(_trickle)
+    hub = SmartThingsHub("t", base_url=server.url, timeout=1)
+    started = time.monotonic()
+    reads = hub.read_many(["5f0c2a4e-0000-4000-8000-000000000001"])
+    [(_, failure)] = reads.items()
+    assert isinstance(failure, HubError) and failure.reason == "timeout"
+    assert time.monotonic() - started < 5  # a bound, not a speed: it was 18 s
+
+
+def test_a_trickling_server_fails_a_send_as_timeout_with_nothing_sent(serve: Any) -> None:
+    server = serve(_trickle)
+    hub = SmartThingsHub("t", base_url=server.url, timeout=1)
+    started = time.monotonic()
+    [failure] = hub.send_many([Command("5f0c2a4e-0000-4000-8000-000000000001", "turn_on", {})])
+    assert failure is not None and failure.reason == "timeout"
+    assert time.monotonic() - started < 5
+    assert all(p.startswith("/v1/devices?") for p in server.paths)  # no POST: nothing left
+
+
+def test_the_smartthings_import_from_a_trickling_server_is_one_line_and_exit_2(
+    serve: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
+    server = serve(_trickle)
+    parser = argparse.ArgumentParser()
+    smartthings.add_arguments(parser)
+    args = parser.parse_args(["--token", "t", "--url", server.url, "--timeout", "1"])
+    started = time.monotonic()
+    assert smartthings.run(args) == 2
+    assert time.monotonic() - started < 5
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "within 1 s" in err

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from jiayu.errors import JiayuError
 from jiayu.executor.hubs.base import HubError, Reads, Sends
+from jiayu.executor.hubs.deadline import Deadline
 from jiayu.ir import Command
 
 if TYPE_CHECKING:
@@ -528,7 +529,10 @@ class HomeAssistantHub:
         with self._connecting:
             if self._live:
                 return
-            ws = self._open()
+            # One deadline for opening, authenticating, subscribing and the snapshot: a server
+            # that answers each step just in time still cannot hold a turn for five timeouts.
+            deadline = Deadline(self.timeout)
+            ws = self._open(deadline)
             with self._lock:
                 self._ws = ws
             threading.Thread(
@@ -539,9 +543,10 @@ class HomeAssistantHub:
                 self._wait(
                     self._submit(
                         {"type": "subscribe_events", "event_type": "state_changed"}, "subscribe"
-                    )
+                    ),
+                    deadline.left(),
                 )
-                self._wait(self._submit({"type": "get_states"}, "snapshot"))
+                self._wait(self._submit({"type": "get_states"}, "snapshot"), deadline.left())
             except (TimeoutError, HaCommandError) as exc:
                 self._drop(ws)
                 ws.close()
@@ -570,9 +575,9 @@ class HomeAssistantHub:
         self._ensure()
         return self._wait(self._submit(message, "call"))
 
-    def _wait(self, future: Future[Any]) -> Any:
+    def _wait(self, future: Future[Any], timeout: float | None = None) -> Any:
         try:
-            return future.result(self.timeout)
+            return future.result(self.timeout if timeout is None else timeout)
         except FutureTimeout as exc:
             raise self._no_answer() from exc
 
@@ -607,7 +612,7 @@ class HomeAssistantHub:
         if not self._live:
             self.connect()
 
-    def _open(self) -> ClientConnection:
+    def _open(self, deadline: Deadline) -> ClientConnection:
         try:
             from websockets.exceptions import WebSocketException
             from websockets.sync.client import connect
@@ -615,18 +620,18 @@ class HomeAssistantHub:
             raise HaConnectionError("Home Assistant needs the extra jiayu[homeassistant]") from exc
         try:
             # HA's get_states answer grows with the home: far past websockets' 1 MiB default.
-            ws = connect(self.url, open_timeout=self.timeout, max_size=64 * 2**20)
+            ws = connect(self.url, open_timeout=deadline.left(), max_size=64 * 2**20)
             # Entered as a context (websockets 17 warns otherwise), though it outlives this
             # call: close() and the reader thread end it.
             ws.__enter__()
         except (OSError, TimeoutError, WebSocketException) as exc:
             raise HaConnectionError(f"{self.url}: cannot connect: {exc}") from exc
         try:
-            hello = json.loads(ws.recv(self.timeout))
+            hello = json.loads(ws.recv(deadline.left()))
             if not isinstance(hello, dict) or hello.get("type") != "auth_required":
                 raise HaConnectionError(f"{self.url}: not Home Assistant's WebSocket API")
             ws.send(json.dumps({"type": "auth", "access_token": self._token}))
-            answer = json.loads(ws.recv(self.timeout))
+            answer = json.loads(ws.recv(deadline.left()))
         except (OSError, TimeoutError, WebSocketException, ValueError) as exc:
             ws.close()
             raise HaConnectionError(f"{self.url}: authentication failed: {exc}") from exc

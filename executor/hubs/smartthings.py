@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import http.client
 import json
-import socket
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
@@ -41,6 +40,7 @@ from urllib.parse import quote, urlencode, urlsplit
 
 from jiayu.errors import JiayuError
 from jiayu.executor.hubs.base import HubError, Reads, Sends
+from jiayu.executor.hubs.deadline import Deadline
 from jiayu.ir import Command
 
 API_URL = "https://api.smartthings.com"
@@ -327,9 +327,15 @@ class StApiError(JiayuError):
         super().__init__(message)
 
 
+MAX_PAGES = 100
+"""Pages one listing may have (20,000 devices at SmartThings' 200 a page): a `next` link that
+never ends is an error, not a turn held forever."""
+
+
 class StClient:
     """SmartThings' REST API, one request per connection (thread-safe, no retries, redirects
-    not followed: a token never leaves for another host)."""
+    not followed: a token never leaves for another host). `timeout` bounds a whole call: one
+    request, or every page of a listing, however slowly the server answers."""
 
     def __init__(self, token: str, *, base_url: str = API_URL, timeout: float = 10.0) -> None:
         parts = urlsplit(base_url)
@@ -343,14 +349,23 @@ class StClient:
         self._port = parts.port
         self._prefix = parts.path.rstrip("/")
 
-    def request(self, method: str, path: str, body: object = None) -> Any:
+    def request(
+        self, method: str, path: str, body: object = None, *, deadline: Deadline | None = None
+    ) -> Any:
         """The JSON answer of one request (path from the API root, e.g. "/v1/devices");
-        StApiError when it fails."""
+        StApiError when it fails or `deadline` (else `timeout` from now) passes first."""
+        if deadline is None:
+            with Deadline(self.timeout) as own:
+                return self.request(method, path, body, deadline=own)
         where = f"{method} {self.base_url}{path}"
+        try:
+            left = deadline.left()
+        except TimeoutError as exc:
+            raise StApiError(None, f"{where}: {exc}", sent=False) from exc
         connection: http.client.HTTPConnection = (
-            http.client.HTTPSConnection(self._host, self._port, timeout=self.timeout)
+            http.client.HTTPSConnection(self._host, self._port, timeout=left)
             if self._https
-            else http.client.HTTPConnection(self._host, self._port, timeout=self.timeout)
+            else http.client.HTTPConnection(self._host, self._port, timeout=left)
         )
         headers = {"Authorization": f"Bearer {self._token}", "Accept": "application/json"}
         data = None
@@ -362,11 +377,18 @@ class StClient:
                 connection.connect()
             except OSError as exc:
                 raise StApiError(None, f"{where}: cannot connect: {exc}", sent=False) from exc
+            assert connection.sock is not None  # connected
+            deadline.watch(connection.sock)
             try:
                 connection.request(method, self._prefix + path, data, headers)
                 response = connection.getresponse()
                 raw = response.read()
+                if deadline.expired:  # cut short at the deadline: what came is not the answer
+                    raise TimeoutError
             except (OSError, http.client.HTTPException) as exc:
+                if deadline.expired:
+                    late = TimeoutError(f"no answer within {deadline.seconds:g} s")
+                    raise StApiError(None, f"{where}: {late}", sent=True) from late
                 raise StApiError(None, f"{where}: no answer: {exc!r}", sent=True) from exc
         finally:
             connection.close()
@@ -378,13 +400,20 @@ class StClient:
         except ValueError as exc:
             raise StApiError(response.status, f"{where}: not JSON", sent=True) from exc
 
-    def pages(self, path: str) -> list[dict[str, Any]]:
+    def pages(self, path: str, *, deadline: Deadline | None = None) -> list[dict[str, Any]]:
         """Every item of a paged list endpoint, following `_links.next` on the same host only
-        (StApiError for a next page elsewhere: the token never leaves for another host)."""
+        (StApiError for a next page elsewhere: the token never leaves for another host), at
+        most MAX_PAGES pages, none twice, all within `deadline` (else `timeout` from now)."""
+        if deadline is None:
+            with Deadline(self.timeout) as own:
+                return self.pages(path, deadline=own)
         items: list[dict[str, Any]] = []
         base = urlsplit(self.base_url)
-        while True:
-            answer = self.request("GET", path)
+        seen: set[str] = set()
+        first = f"GET {self.base_url}{path}"
+        while len(seen) < MAX_PAGES:
+            seen.add(path)
+            answer = self.request("GET", path, deadline=deadline)
             if not isinstance(answer, Mapping):
                 raise StApiError(200, f"GET {self.base_url}{path}: not a list answer", sent=True)
             items += [i for i in answer.get("items") or [] if isinstance(i, dict)]
@@ -397,6 +426,9 @@ class StClient:
             path = link.path[len(base.path.rstrip("/")) :] + (
                 f"?{link.query}" if link.query else ""
             )
+            if path in seen:
+                raise StApiError(200, f"{first}: its next page {href} was read already", sent=True)
+        raise StApiError(200, f"{first}: more than {MAX_PAGES} pages", sent=True)
 
 
 def device_path(device_id: str, rest: str) -> str:
@@ -448,11 +480,12 @@ def _failure(device_id: str, exc: StApiError, *, command: bool) -> HubError:
     if exc.status is not None and 400 <= exc.status < 500:
         reason = "offline" if exc.status == 404 else "refused"
     elif not exc.sent:
-        reason = "offline"
+        # Not sent: the deadline was over before it could be, or the server is not there.
+        reason = "timeout" if isinstance(exc.__cause__, TimeoutError) else "offline"
     elif command:
         reason = "unconfirmed"  # it left: it may have been done, and is never sent again
     else:
-        reason = "timeout" if isinstance(exc.__cause__, socket.timeout) else "offline"
+        reason = "timeout" if isinstance(exc.__cause__, TimeoutError) else "offline"
     failure = HubError(device_id, reason)
     failure.__cause__ = exc
     return failure
@@ -476,9 +509,15 @@ class SmartThingsHub:
         self.temperature_scale: Scale = temperature_scale
         self._workers = workers
 
-    def snapshot(self, st_ids: Sequence[str]) -> dict[str, StDevice]:
+    def snapshot(
+        self, st_ids: Sequence[str], deadline: Deadline | None = None
+    ) -> dict[str, StDevice]:
         """These SmartThings devices' health, components and attribute values, in one list
-        request (more only when SmartThings pages the answer); StApiError when it fails."""
+        request (more only when SmartThings pages the answer), within `deadline` (else the
+        client's timeout from now); StApiError when it fails."""
+        if deadline is None:
+            with Deadline(self.client.timeout) as own:
+                return self.snapshot(st_ids, own)
         if not st_ids:
             return {}  # no deviceId filter would list every device
         query = urlencode(
@@ -487,20 +526,24 @@ class SmartThingsHub:
         )
         wanted = set(st_ids)
         items = [
-            i for i in self.client.pages(f"/v1/devices?{query}") if i.get("deviceId") in wanted
+            i
+            for i in self.client.pages(f"/v1/devices?{query}", deadline=deadline)
+            if i.get("deviceId") in wanted
         ]
         # An item without healthState (the list did not carry it) is asked for once more, on
         # the device's health endpoint; whatever that cannot say leaves the device offline.
         unsure = [i for i in items if not isinstance(i.get("healthState"), Mapping)]
         if unsure:
             with ThreadPoolExecutor(max_workers=max(1, min(self._workers, len(unsure)))) as pool:
-                for item, health in zip(unsure, pool.map(self._health, unsure), strict=True):
+                asked = pool.map(lambda item: self._health(item, deadline), unsure)
+                for item, health in zip(unsure, asked, strict=True):
                     item["healthState"] = health
         return {str(i["deviceId"]): st_device(i) for i in items}
 
-    def _health(self, item: Mapping[str, Any]) -> Any:
+    def _health(self, item: Mapping[str, Any], deadline: Deadline) -> Any:
+        path = device_path(str(item["deviceId"]), "health")
         try:
-            return self.client.request("GET", device_path(str(item["deviceId"]), "health"))
+            return self.client.request("GET", path, deadline=deadline)
         except StApiError:
             return None
 
@@ -537,9 +580,14 @@ class SmartThingsHub:
         return reads
 
     def send_many(self, commands: Sequence[Command]) -> Sends:
+        # One deadline for the check and the commands: a turn waits `timeout` at most.
+        with Deadline(self.client.timeout) as deadline:
+            return self._send_many(commands, deadline)
+
+    def _send_many(self, commands: Sequence[Command], deadline: Deadline) -> Sends:
         results: Sends = [None] * len(commands)
         try:
-            devices = self.snapshot([split_id(c.device)[0] for c in commands])
+            devices = self.snapshot([split_id(c.device)[0] for c in commands], deadline)
         except StApiError as exc:
             # Nothing was sent: every command fails as its device could not be checked.
             return [_failure(c.device, exc, command=False) for c in commands]
@@ -563,7 +611,7 @@ class SmartThingsHub:
         def post(st_id: str) -> HubError | None:
             body = {"commands": [c.to_json() for _, c in by_device[st_id]]}
             try:
-                self.client.request("POST", device_path(st_id, "commands"), body)
+                self.client.request("POST", device_path(st_id, "commands"), body, deadline=deadline)
             except StApiError as exc:
                 return _failure(st_id, exc, command=True)
             return None

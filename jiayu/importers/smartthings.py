@@ -41,6 +41,7 @@ from typing import Any
 
 from jiayu.catalog import CAPABILITIES, guard
 from jiayu.errors import HomeError, InputError, Problem, json_pointer
+from jiayu.executor.hubs.deadline import Deadline
 from jiayu.executor.hubs.smartthings import (
     API_URL,
     CAPABILITY_MAP,
@@ -302,14 +303,17 @@ def read_items(path: str, kind: str) -> list[dict[str, Any]]:
 def fetch(
     client: StClient, location: str | None = None
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]], str]:
-    """Devices, rooms and the location's name from the API (one location's, or all)."""
-    locations = client.pages("/v1/locations")
-    if location is not None:
-        locations = [loc for loc in locations if loc.get("locationId") == location]
-    rooms: list[dict[str, Any]] = []
-    for loc in locations:
-        rooms += client.pages(f"/v1/locations/{loc['locationId']}/rooms")
-    devices = client.pages("/v1/devices")
+    """Devices, rooms and the location's name from the API (one location's, or all), every
+    request within the client's timeout from now: a listing that trickles or pages for ever
+    ends there (StApiError)."""
+    with Deadline(client.timeout) as deadline:
+        locations = client.pages("/v1/locations", deadline=deadline)
+        if location is not None:
+            locations = [loc for loc in locations if loc.get("locationId") == location]
+        rooms: list[dict[str, Any]] = []
+        for loc in locations:
+            rooms += client.pages(f"/v1/locations/{loc['locationId']}/rooms", deadline=deadline)
+        devices = client.pages("/v1/devices", deadline=deadline)
     wanted = {loc["locationId"] for loc in locations}
     devices = [d for d in devices if d.get("locationId") in wanted]
     name = str(locations[0].get("name") or "SmartThings") if len(locations) == 1 else "SmartThings"
@@ -329,7 +333,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--rooms", help="saved items of GET /v1/locations/{id}/rooms")
     parser.add_argument("--name", default="SmartThings", help="the home's name (with --devices)")
     parser.add_argument("--out", help="write the home file here (default: standard output)")
-    parser.add_argument("--timeout", type=float, default=10.0, help="seconds per request")
+    parser.add_argument(
+        "--timeout", type=float, default=30.0, help="seconds the whole import may take"
+    )
 
 
 def run(args: argparse.Namespace) -> int:
