@@ -38,7 +38,9 @@ from jiayu.planner.timing import (
     new_schedule_id,
 )
 from jiayu.preferences import (
+    Ownership,
     StateFileError,
+    check_owned,
     own_state_file,
     read_state_file,
     write_state_file,
@@ -96,8 +98,9 @@ class ScheduleStore:
         self._lock = threading.RLock()
         self._schedules: dict[str, Schedule] = {}
         self._watchers: list[Callable[[], None]] = []
+        self._ownership: Ownership | None = None
         if path is not None:
-            own_state_file(path, self)  # one engine at a time, across processes
+            self._ownership = own_state_file(path, self)  # one engine at a time
             data = read_state_file(path)
             if data is None:
                 self._save()
@@ -248,8 +251,15 @@ class ScheduleStore:
             undo()
             raise
 
+    def close(self) -> None:
+        """Give the file up, so the next engine on it (a restart in this process) may own it;
+        a later change raises StateFileError and is undone. Idempotent."""
+        if self._ownership is not None:
+            self._ownership()
+
     def _save(self) -> None:
-        if self.path is not None:
+        if self.path is not None and self._ownership is not None:
+            check_owned(self.path, self._ownership)
             schedules = [s.to_json() for s in _in_order(self._schedules.values())]
             write_state_file(self.path, {"version": VERSION, "schedules": schedules})
 

@@ -38,7 +38,7 @@ from dataclasses import dataclass
 from functools import cache
 from importlib.resources import files
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from jiayu.errors import InputError, JiayuError, Problem, json_pointer
 from jiayu.jsonfile import read_json
@@ -144,8 +144,9 @@ class PreferenceStore:
         self.path = path
         self._lock = threading.Lock()
         self._users: dict[str, dict[str, Preference]] = {}
+        self._ownership: Ownership | None = None
         if path is not None:
-            own_state_file(path, self)
+            self._ownership = own_state_file(path, self)
             data = read_state_file(path)
             if data is None:
                 write_state_file(path, self._document())
@@ -177,8 +178,9 @@ class PreferenceStore:
         with self._lock:
             previous = self._users.get(user, {}).get(key)
             self._users.setdefault(user, {})[key] = value
-            if self.path is not None:
+            if self.path is not None and self._ownership is not None:
                 try:
+                    check_owned(self.path, self._ownership)
                     write_state_file(self.path, self._document())
                 except StateFileError:
                     # Memory never claims what the file does not hold.
@@ -188,6 +190,12 @@ class PreferenceStore:
                         self._users[user][key] = previous
                     raise
         return value
+
+    def close(self) -> None:
+        """Give the file up, so the next engine on it (a restart in this process) may own it;
+        a later `set` raises StateFileError. Idempotent."""
+        if self._ownership is not None:
+            self._ownership()
 
     def _document(self) -> dict[str, Any]:
         return {"version": VERSION, "users": self._users}
@@ -235,28 +243,51 @@ def _check_frame(data: dict[str, Any], report: Callable[[tuple[str, ...], str], 
             report((), f"unknown key {_show(key)}")
 
 
-_owned: dict[str, tuple[int, int]] = {}
-"""The state files this process owns, by real path: the locked fd and how many stores use it."""
+class Ownership(Protocol):
+    """A state file owned: calling it gives the file up (once); `alive` until then."""
+
+    @property
+    def alive(self) -> bool: ...
+
+    def __call__(self) -> object: ...
+
+
+
+def check_owned(path: Path, ownership: Ownership) -> None:
+    """StateFileError when the file was given up: a closed store writes it no more."""
+    if not ownership.alive:
+        problem = Problem(str(path), "", "its store is closed: nothing more is written to it")
+        raise StateFileError([problem])
+
+
+_owned: dict[str, int] = {}
+"""The state files this process owns, by real path: the locked fd of each."""
 _owned_lock = threading.Lock()
 _released: list[str] = []
-"""Stores gone whose share of a lock is still to be given back (see `_release`)."""
+"""Owners gone whose lock is still to be given back (see `_release`)."""
 
 
-def own_state_file(path: Path, owner: object) -> None:
-    """Make this process the one owner of a state file for as long as `owner` lives
-    (CONTRACTS §5): two engines writing one file each from its own memory lose each other's
-    changes, and a schedule both hold fires twice. The owner holds an exclusive `flock` on
-    `<file>.lock` beside it (the file itself is replaced on every write, so it cannot carry
-    the lock); the kernel drops it when the process ends, however it ends. Another process
-    holding it: StateFileError, one line naming the file. Stores of one process share the
-    lock — a store made again on the same file in one process is that process restarting it."""
+def own_state_file(path: Path, owner: object) -> Ownership:
+    """Make `owner` the one owner of a state file until it is closed or collected (CONTRACTS
+    §5): two engines writing one file each from its own memory lose each other's changes, and
+    a schedule both hold fires twice — two processes or two engines of one. The owner holds an
+    exclusive `flock` on `<file>.lock` beside it (the file itself is replaced on every write,
+    so it cannot carry the lock); the kernel drops it when the process ends, however it ends.
+    Another owner holding it, in this process or another: StateFileError, one line naming the
+    file. Returns the ownership, which the owner's `close()` gives up; an owner collected
+    gives it up too."""
     key = os.path.realpath(path)  # one lock however the file is named (a link, a ./ path)
     with _owned_lock:
         _give_back()
-        fd, users = _owned.get(key) or (_lock(path, Path(key + ".lock")), 0)
-        _owned[key] = (fd, users + 1)
+        if key in _owned:
+            message = (
+                "is in use by another jiayu engine of this process; a state file has one "
+                "engine at a time (close the other first)"
+            )
+            raise StateFileError([Problem(str(path), "", message)])
+        _owned[key] = _lock(path, Path(key + ".lock"))
     _settle()
-    weakref.finalize(owner, _release, key)
+    return weakref.finalize(owner, _release, key)
 
 
 def _lock(path: Path, lock_path: Path) -> int:
@@ -297,14 +328,9 @@ def _settle() -> None:
 
 
 def _give_back() -> None:
-    """Under _owned_lock: drop the queued shares; the last one closes the locked fd."""
+    """Under _owned_lock: close the queued owners' fds (closing one releases its flock)."""
     while _released:
-        key = _released.pop()
-        fd, users = _owned.pop(key)
-        if users > 1:
-            _owned[key] = (fd, users - 1)
-        else:
-            os.close(fd)  # closing the only descriptor releases the flock
+        os.close(_owned.pop(_released.pop()))
 
 
 def read_state_file(path: Path) -> object | None:

@@ -7,11 +7,13 @@ from __future__ import annotations
 
 import argparse
 import copy
+import gc
 import json
 import threading
 import time
 from collections.abc import Callable, Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Any
 
 import opencc
@@ -26,6 +28,7 @@ from jiayu.executor.hubs.smartthings import MAX_PAGES, SmartThingsHub, StApiErro
 from jiayu.home import Device, Home, parse_home
 from jiayu.importers import ha, smartthings, z2m
 from jiayu.ir import Command
+from jiayu.preferences import PreferenceStore, StateFileError
 
 _TO_TRADITIONAL = opencc.OpenCC("s2t")
 ZERO_WIDTH = ("\u200b", "\u200c", "\u200d", "\u2060", "\ufeff", "\u00ad")
@@ -367,3 +370,45 @@ def test_the_smartthings_import_from_a_trickling_server_is_one_line_and_exit_2(
     assert time.monotonic() - started < 5
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "within 1 s" in err
+
+
+# --- one owner per state file, in one process too -------------------------------------------
+
+
+@pytest.mark.parametrize("which", ["schedules", "preferences"])
+def test_a_second_engine_of_one_process_is_refused_and_a_restart_works(
+    demo_home: Home, tmp_path: Path, which: str
+) -> None:
+    # Two engines of one process on one file both started: a schedule was lost or fired twice.
+    path = tmp_path / f"{which}.json"
+    first = Engine(demo_home, **{f"{which}_path": path})  # type: ignore[arg-type]
+    assert first.turn("半小时后关客厅灯", "s").outcome == "scheduled"
+    with pytest.raises(StateFileError) as refused:
+        Engine(demo_home, **{f"{which}_path": path})  # type: ignore[arg-type]
+    message = str(refused.value)
+    assert "\n" not in message and message.startswith(f"{path}: ") and "this process" in message
+    # Closed, its stores let go and write no more; the next engine owns the file.
+    first.schedules.close()
+    first.preferences.close()
+    probe, done = (
+        ("一小时后关客厅灯", "scheduled")
+        if which == "schedules"
+        else ("记住我喜欢25度", "executed")
+    )
+    assert first.turn(probe, "s", user="小明").outcome != done
+    second = Engine(demo_home, **{f"{which}_path": path})  # type: ignore[arg-type]
+    assert len(second.schedules) == (1 if which == "schedules" else 0)
+    # Collected, an engine lets go too.
+    del second
+    gc.collect()
+    third = Engine(demo_home, **{f"{which}_path": path})  # type: ignore[arg-type]
+    assert third.turn("记住我喜欢26度", "s", user="小明").outcome == "executed"
+
+
+def test_a_store_closed_undoes_the_change_it_could_not_write(tmp_path: Path) -> None:
+    store = PreferenceStore(tmp_path / "prefs.json")
+    store.close()
+    store.close()  # idempotent
+    with pytest.raises(StateFileError, match="closed"):
+        store.set("小明", "volume", 20)
+    assert store.get("小明", "volume") is None

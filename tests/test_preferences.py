@@ -35,6 +35,7 @@ def test_values_round_trip_through_a_new_store_on_the_same_file(tmp_path: Path) 
     store.set("小明", preference_key("volume", "Television"), 20)
     store.set("妈妈", "fan_speed", "low")
 
+    store.close()  # the hub stops: one store owns a file at a time, in one process too
     again = PreferenceStore(path)  # a restart of the hub
     assert again.get("小明", "target_temperature") == 26.5
     assert again.get("小明", "color_temp") == "warm"
@@ -111,6 +112,7 @@ def test_a_failed_write_leaves_memory_as_the_file_is(tmp_path: Path) -> None:
     (tmp_path / "away").rename(folder)
     assert store.get("小明", "volume") == 20
     assert store.get("小明", "brightness") is None
+    store.close()
     assert PreferenceStore(folder / "prefs.json").get("小明", "volume") == 20
 
 
@@ -134,6 +136,7 @@ def test_concurrent_sets_from_threads_all_land_in_the_file(tmp_path: Path) -> No
         thread.start()
     for thread in threads:
         thread.join()
+    store.close()
     again = PreferenceStore(path)
     assert [again.get(f"user{i}", "volume") for i in range(8)] == [9] * 8
 

@@ -4,6 +4,7 @@ reported, never fired, and never cost the others their fire."""
 from __future__ import annotations
 
 import asyncio
+import gc
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -61,6 +62,7 @@ def test_take_due_sorts_fire_late_and_gone_and_takes_each_out_once(tmp_path: Pat
     ]
     # Taken out of memory and the file: a second call, or a restart, sees none of them again.
     assert store.take_due(NOW, in_home) == Due()
+    store.close()  # one store owns a file at a time, in one process too
     assert [s.id for s in ScheduleStore(path).pending()] == ["ahead"]
 
 
@@ -120,6 +122,7 @@ def test_the_scheduler_drops_gone_and_late_ones_to_on_dropped_and_fires_the_othe
     kept.add(schedule("kept", NOW - timedelta(minutes=1), "ac_living"))
     kept.add(schedule("late", NOW - timedelta(hours=2), "ac_living"))
     kept.add(schedule("soon", NOW + timedelta(minutes=10), "light_bedroom"))
+    kept.close()  # the engine that set them stops
 
     async def main() -> tuple[list[str], list[tuple[str, Dropped]]]:
         clock = ManualClock(NOW)
@@ -150,4 +153,5 @@ def test_the_scheduler_drops_gone_and_late_ones_to_on_dropped_and_fires_the_othe
     fired, dropped = asyncio.run(main())
     assert fired == ["kept", "soon"]
     assert dropped == [("late", "late"), ("removed", "gone")]
+    gc.collect()  # the restarted store is gone with its scheduler: collected, it lets go
     assert ScheduleStore(path).pending() == []
