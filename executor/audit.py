@@ -7,6 +7,7 @@ is not writable refuses to start (`AuditLog.check`).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import threading
@@ -60,10 +61,31 @@ class AuditLog:
             },
             ensure_ascii=False,
         )
+        # backslashreplace: a lone surrogate in what was said is logged as an escape, which
+        # JSON reads back, instead of blocking the send.
+        data = (line + "\n").encode("utf-8", errors="backslashreplace")
+        flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC
         try:
-            # backslashreplace: a lone surrogate in what was said is logged as an escape,
-            # which JSON reads back, instead of blocking the send.
-            with self._lock, open(self.path, "a", encoding="utf-8", errors="backslashreplace") as f:
-                f.write(line + "\n")
+            with self._lock:
+                fd = os.open(self.path, flags, 0o644)
+                try:
+                    _append_whole(fd, data)
+                finally:
+                    os.close(fd)
         except OSError as err:
             raise AuditError(f"{self.path}: the audit log cannot be written: {err}") from err
+
+
+def _append_whole(fd: int, data: bytes) -> None:
+    """Append `data` as one whole line or not at all: a full disk that takes part of it has
+    the part cut off again, so a reader never meets half a line (nor a next line glued to it)."""
+    start = os.fstat(fd).st_size
+    written = 0
+    try:
+        while written < len(data):
+            written += os.write(fd, data[written:])
+    except OSError:
+        if written:
+            with contextlib.suppress(OSError):  # the cut is as good as the disk allows
+                os.ftruncate(fd, start)
+        raise

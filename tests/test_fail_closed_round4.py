@@ -9,6 +9,8 @@ import argparse
 import copy
 import gc
 import json
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -23,7 +25,9 @@ from hypothesis import strategies as st
 
 from jiayu.catalog import guarded_by_words, is_high_risk
 from jiayu.engine import Engine
+from jiayu.errors import HomeError
 from jiayu.executor.hubs.base import HubError
+from jiayu.executor.hubs.simulated import SENT_KEPT, SimulatedHub
 from jiayu.executor.hubs.smartthings import MAX_PAGES, SmartThingsHub, StApiError, StClient
 from jiayu.home import Device, Home, parse_home
 from jiayu.importers import ha, smartthings, z2m
@@ -412,3 +416,112 @@ def test_a_store_closed_undoes_the_change_it_could_not_write(tmp_path: Path) -> 
     with pytest.raises(StateFileError, match="closed"):
         store.set("小明", "volume", 20)
     assert store.get("小明", "volume") is None
+
+
+# --- low: scene delays, odd HA answers, whole audit lines, a bounded simulator ---------------
+
+
+def _scene_home(delay: float) -> dict[str, Any]:
+    doc = _hand_written("客厅灯", "Light")
+    doc["scenes"] = [
+        {
+            "id": "scene_slow",
+            "name": "慢慢开灯",
+            "steps": [{"device": "relay_1", "command": "turn_on", "params": {}, "delay_s": delay}],
+        }
+    ]
+    return doc
+
+
+@pytest.mark.parametrize("delay", [1e300, 86400.5, 1e9])
+def test_a_scene_delay_past_a_day_does_not_load(delay: float) -> None:
+    # 1e300 loaded, then crashed the turn that ran the scene.
+    with pytest.raises(HomeError) as refused:
+        parse_home(_scene_home(delay), "home.json")
+    message = str(refused.value)
+    assert "\n" not in message
+    assert message.startswith("home.json: /scenes/0/steps/0/delay_s: ") and "86400" in message
+
+
+def test_a_scene_delay_of_a_day_loads() -> None:
+    [scene] = parse_home(_scene_home(86400), "home.json").scenes
+    assert scene.steps[0].delay_s == 86400
+
+
+@pytest.mark.parametrize("attributes", [1, "x", [1, 2], True])
+def test_an_ha_state_whose_attributes_are_not_an_object_is_skipped_with_a_reason(
+    attributes: object,
+) -> None:
+    # attributes: 1 made the whole import fail with AttributeError.
+    registries = ha.Registries(
+        floors=[],
+        areas=[],
+        devices=[7],
+        entities={"light.a": None, "light.b": None},
+        states=[
+            {"entity_id": "light.a", "state": "on", "attributes": attributes},
+            {"entity_id": "light.b", "state": "on", "attributes": {"friendly_name": "书房灯"}},
+            3,
+        ],
+        exposed={"light.a": {"conversation": True}, "light.b": {"conversation": True}},
+    )
+    built = ha.build_home(registries)
+    assert [d["id"] for d in built.home["devices"]] == ["light.b"]
+    [reason] = built.skipped
+    assert reason.startswith("light.a: its attributes are ") and "not an object" in reason
+    parse_home(built.home, "ha")
+
+
+_FULL_DISK = """
+import json, resource, signal, sys
+from jiayu.executor.audit import AuditError, AuditLog
+path = sys.argv[1]
+log = AuditLog(path)
+log.record(session="s", text="开灯", device="a", command="turn_on", params={}, result="sending")
+size = len(open(path, "rb").read())
+signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a write past the limit fails, as on a full disk
+resource.setrlimit(resource.RLIMIT_FSIZE, (size + 40, size + 40))
+try:
+    log.record(session="s", text="开" * 60, device="b", command="turn_on", params={}, result="ok")
+except AuditError as err:
+    print("refused", "\\n" not in str(err))
+"""
+
+
+def test_a_full_disk_leaves_no_half_written_audit_line(tmp_path: Path) -> None:
+    # The disk takes 40 bytes of a 250-byte line, then is full: that part used to stay, and
+    # the next line was glued to it.
+    path = tmp_path / "audit.jsonl"
+    done = subprocess.run(
+        [sys.executable, "-c", _FULL_DISK, str(path)], capture_output=True, text=True, timeout=60
+    )
+    assert done.stdout.split() == ["refused", "True"], done.stderr
+    text = path.read_text("utf-8")
+    assert text.endswith("\n")
+    assert [json.loads(line)["device"] for line in text.splitlines()] == ["a"]
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="no /dev/full here")
+def test_an_audit_log_on_dev_full_refuses_the_send(demo_home: Home) -> None:
+    engine = Engine(demo_home, audit_path="/dev/full")
+    result = engine.turn("打开客厅灯")
+    assert result.commands == []
+    assert engine.hub.sent == []  # type: ignore[attr-defined]
+
+
+def test_the_simulated_hub_keeps_a_bounded_list_of_the_latest_commands(demo_home: Home) -> None:
+    hub = SimulatedHub(demo_home)
+    total = 2 * SENT_KEPT + 5
+    for i in range(total):
+        hub.send("light_living", "set_brightness", {"value": i % 101})
+    assert isinstance(hub.sent, list)
+    assert SENT_KEPT <= len(hub.sent) < 2 * SENT_KEPT
+    # The latest, in order, never the oldest in their place.
+    assert hub.sent[-3:] == [
+        ("light_living", "set_brightness", {"value": i % 101}) for i in range(total - 3, total)
+    ]
+    assert hub.sent[0] == (
+        "light_living",
+        "set_brightness",
+        {"value": (total - len(hub.sent)) % 101},
+    )

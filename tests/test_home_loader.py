@@ -554,7 +554,7 @@ def test_devices_may_share_names_and_a_place_may_repeat_its_own_words(path: Path
         ),
         pytest.param(
             set_key("scenes", 0, "steps", 0, "delay_s", value=-1),
-            "/scenes/0/steps/0/delay_s: -1 is less than 0",
+            "/scenes/0/steps/0/delay_s: -1 is not within 0–86400",
             id="negative delay",
         ),
     ],

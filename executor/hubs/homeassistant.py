@@ -658,7 +658,8 @@ class HomeAssistantHub:
     def _dispatch(self, message: Mapping[str, Any]) -> None:
         number = message.get("id")
         if message.get("type") == "event":
-            data = (message.get("event") or {}).get("data") or {}
+            event = message.get("event")
+            data = event.get("data") if isinstance(event, dict) else None
             with self._lock:
                 if number == self._subscription and isinstance(data, dict):
                     new_state = data.get("new_state")
@@ -673,14 +674,16 @@ class HomeAssistantHub:
             future = self._waiting.pop(number, None)
             if number == self._snapshot and message.get("success"):
                 # Stored here, in message order, so no later event is overwritten by it.
-                for item in message.get("result") or ():
+                result = message.get("result")
+                for item in result if isinstance(result, list) else ():
                     self._remember(item)
         if future is None:
             return  # its caller already timed out
         if message.get("success"):
             future.set_result(message.get("result"))
         else:
-            error = message.get("error") or {}
+            error = message.get("error")
+            error = error if isinstance(error, dict) else {}
             future.set_exception(
                 HaCommandError(str(error.get("code", "unknown")), str(error.get("message", "")))
             )

@@ -16,6 +16,9 @@ from jiayu.executor.hubs.base import Fault, HubError, Reads, Sends
 from jiayu.home import Home
 from jiayu.ir import Command
 
+SENT_KEPT = 10_000
+"""How many of the latest commands `SimulatedHub.sent` keeps at least."""
+
 
 class SimulatedHub:
     """An in-memory hub for tests, demos and replay; thread-safe."""
@@ -29,6 +32,9 @@ class SimulatedHub:
             self._state.setdefault(device_id, {}).update(overrides)
         self._faults: dict[str, Fault] = {}
         self.sent: list[tuple[str, str, dict[str, Any]]] = []
+        """The commands carried out, oldest first: at least the last SENT_KEPT of them (a list,
+        trimmed from the front by SENT_KEPT once it holds twice that, so a long-running
+        simulator's memory stays bounded)."""
 
     def fail(self, device_id: str, fault: Fault | None) -> None:
         """Make every read and send of this device fail with `fault` (None heals it)."""
@@ -82,6 +88,8 @@ class SimulatedHub:
                 states[device] = apply_command(state, c.command, c.params)
                 sent.append((device, c.command, dict(c.params)))
                 sends.append(None)
+            if len(sent) >= 2 * SENT_KEPT:
+                del sent[:SENT_KEPT]
         return sends
 
     def _state_of(self, device_id: str) -> dict[str, Any]:

@@ -176,23 +176,34 @@ def build_home(registries: Registries) -> Built:
         if room.get("floor") not in known_floors:
             room.pop("floor", None)
 
-    device_area = {str(d.get("id")): d.get("area_id") for d in registries.devices}
-    states = {str(s.get("entity_id")): s for s in registries.states}
+    device_area = {
+        str(d.get("id")): d.get("area_id") for d in registries.devices if isinstance(d, Mapping)
+    }
+    states = {str(s.get("entity_id")): s for s in registries.states if isinstance(s, Mapping)}
     known_rooms = {r["id"] for r in rooms}
     devices: list[dict[str, Any]] = []
     for entity_id in sorted(registries.exposed):
-        if not registries.exposed[entity_id].get(ASSISTANT):
+        to = registries.exposed[entity_id]
+        if not isinstance(to, Mapping) or not to.get(ASSISTANT):
             continue
         state = states.get(entity_id)
         if state is None or not _ID.match(entity_id):
             skipped.append(f"{entity_id}: no state in Home Assistant, or an id too long")
             continue
-        attributes = state.get("attributes") or {}
+        # What HA answers is read as data, never trusted to have its shape: an entity whose
+        # attributes are not an object is left out and said so, the others still come in.
+        attributes = state.get("attributes", {})
+        if not isinstance(attributes, Mapping):
+            skipped.append(f"{entity_id}: its attributes are {_shape(attributes)}, not an object")
+            continue
         described = describe(entity_id, attributes)
         if described is None:
             skipped.append(f"{entity_id}: nothing jiayu can do with this kind of entity")
             continue
         entry = registries.entities.get(entity_id) or {}
+        if not isinstance(entry, Mapping):
+            skipped.append(f"{entity_id}: its registry entry is {_shape(entry)}, not an object")
+            continue
         name = _entity_name(entity_id, entry, attributes)
         if not usable(entity_id, name):
             continue
@@ -368,6 +379,12 @@ def _entity_name(entity_id: str, entry: Mapping[str, Any], attributes: Mapping[s
         if isinstance(candidate, str) and candidate.strip():
             return candidate.strip()
     return entity_id.partition(".")[2]
+
+
+def _shape(value: object) -> str:
+    """A value HA should not have sent, shown short (a reason names it, never at length)."""
+    text = json.dumps(value, ensure_ascii=False, default=str)
+    return text if len(text) <= 20 else text[:19] + "…"
 
 
 def _strs(value: Any) -> list[str]:
