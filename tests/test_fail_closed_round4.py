@@ -24,8 +24,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from jiayu.catalog import guarded_by_words, is_high_risk
+from jiayu.cli import main
 from jiayu.engine import Engine
-from jiayu.errors import HomeError
+from jiayu.errors import HomeError, InputError
 from jiayu.executor.hubs.base import HubError
 from jiayu.executor.hubs.simulated import SENT_KEPT, SimulatedHub
 from jiayu.executor.hubs.smartthings import MAX_PAGES, SmartThingsHub, StApiError, StClient
@@ -525,3 +526,157 @@ def test_the_simulated_hub_keeps_a_bounded_list_of_the_latest_commands(demo_home
         "set_brightness",
         {"value": (total - len(hub.sent)) % 101},
     )
+
+
+# --- importers take what the APIs return ----------------------------------------------------
+
+SMARTTHINGS = Path(__file__).parent / "data" / "smartthings"
+# Written for these tests from SmartThings' own documentation of `GET /v1/devices` ("List
+# devices": a page `{"items": [...], "_links": {"next": {"href"}, "previous": {"href"}}}`, each
+# item with deviceId, name, label, locationId, roomId, and components [{id, label,
+# capabilities [{id, version}], categories [{name, categoryType}]}]) and of the rooms listing;
+# pretty-printed as a browser or `curl | jq` saves it. Not derived from the project's fixture.
+DEVICES_PAGE = SMARTTHINGS / "list_devices_page.json"
+ROOMS_PAGE = SMARTTHINGS / "list_rooms_page.json"
+
+
+def _from_smartthings(
+    tmp_path: Path, devices: Path, rooms: Path, capsys: pytest.CaptureFixture[str]
+) -> tuple[int, dict[str, Any] | None, str]:
+    out = tmp_path / "home.json"
+    saved = ["--devices", str(devices), "--rooms", str(rooms)]
+    code = main(["home", "from-smartthings", *saved, "--out", str(out)])
+    home = json.loads(out.read_text("utf-8")) if out.exists() else None
+    return code, home, capsys.readouterr().err
+
+
+def test_a_saved_list_devices_page_becomes_a_home(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A pretty-printed items page was "invalid JSON at line 2": only a bare array was taken.
+    code, home, err = _from_smartthings(tmp_path, DEVICES_PAGE, ROOMS_PAGE, capsys)
+    assert code == 0, err
+    assert home is not None
+    devices = {d["name"]: d for d in home["devices"]}
+    assert set(devices) == {
+        "走廊灯",
+        "车库门",
+        "入户门锁",
+        "Front Door Lock",
+        "插排",
+        "插排插座1",
+        "插排插座2",
+    }
+    assert [r["name"] for r in home["rooms"]] == ["走廊", "车库", "卧室", "未分区"]
+    # The shared guard: a plug called 车库门 is a garage door, a switch "Front Door Lock" a lock.
+    assert (devices["车库门"]["type"], devices["Front Door Lock"]["type"]) == ("GarageDoor", "Lock")
+    assert devices["入户门锁"]["capabilities"] == ["lock"]
+    # A device left out is named by its label, with the reason.
+    assert err.splitlines() == [
+        'jiayu home from-smartthings: skipped "卧室窗磁": nothing jiayu can drive or read'
+    ]
+    home_loaded = parse_home(home, "home.json")
+    assert all(_gated(home_loaded.device(devices[n]["id"])) for n in ("车库门", "Front Door Lock"))
+
+
+def _rewritten(tmp_path: Path, name: str, shape: str) -> Path:
+    page = json.loads(DEVICES_PAGE.read_text("utf-8"))
+    items = page["items"]
+    text = {
+        "array": json.dumps(items, indent=4, ensure_ascii=False),
+        "compact page": json.dumps(page, ensure_ascii=False),
+        "jsonl": "\n".join(json.dumps(i, ensure_ascii=False) for i in items) + "\n",
+        "pages in a row": "\n".join(
+            json.dumps({"items": items[i : i + 2], "_links": {}}, indent=2) for i in (0, 2, 4)
+        ),
+        "one object": json.dumps(items[0], indent=2),
+    }[shape]
+    path = tmp_path / name
+    path.write_text(text, "utf-8")
+    return path
+
+
+@pytest.mark.parametrize(
+    "shape", ["array", "compact page", "jsonl", "pages in a row", "one object"]
+)
+def test_every_shape_a_devices_answer_is_kept_in_gives_the_same_devices(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], shape: str
+) -> None:
+    expected = [d["deviceId"] for d in json.loads(DEVICES_PAGE.read_text("utf-8"))["items"]]
+    if shape == "one object":
+        expected = expected[:1]
+    saved = _rewritten(tmp_path, "devices.json", shape)
+    assert [d["deviceId"] for d in smartthings.read_items(str(saved), "devices")] == expected
+    code, _, err = _from_smartthings(tmp_path, saved, ROOMS_PAGE, capsys)
+    assert code == 0, err
+
+
+def test_a_bad_item_in_a_saved_page_is_named_by_file_and_pointer(tmp_path: Path) -> None:
+    page = json.loads(DEVICES_PAGE.read_text("utf-8"))
+    page["items"][2]["deviceId"] = 7
+    saved = tmp_path / "devices.json"
+    saved.write_text(json.dumps(page, indent=2), "utf-8")
+    with pytest.raises(InputError) as refused:
+        smartthings.read_items(str(saved), "devices")
+    assert str(refused.value) == f"{saved}: /items/2/deviceId: is missing or not a string"
+
+
+def test_a_saved_get_api_states_answer_becomes_a_home(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The REST answer of GET /api/states: an array of state objects, pretty-printed.
+    states = [
+        {
+            "entity_id": "switch.garage_relay",
+            "state": "off",
+            "attributes": {"friendly_name": "車庫門"},
+            "last_changed": "2026-11-27T08:00:00+00:00",
+            "last_updated": "2026-11-27T08:00:00+00:00",
+            "context": {"id": "01J0000000000000000000000", "parent_id": None, "user_id": None},
+        },
+        {
+            "entity_id": "light.study",
+            "state": "on",
+            "attributes": {"friendly_name": "书房灯", "supported_color_modes": ["brightness"]},
+        },
+        {"entity_id": "sun.sun", "state": "above_horizon", "attributes": {"friendly_name": "Sun"}},
+        {"entity_id": "light.odd", "state": "on", "attributes": 1},
+    ]
+    saved = tmp_path / "states.json"
+    saved.write_text(json.dumps(states, indent=2, ensure_ascii=False), "utf-8")
+    out = tmp_path / "home.json"
+    assert main(["home", "from-ha", "--states", str(saved), "--out", str(out)]) == 0
+    home = parse_home(json.loads(out.read_text("utf-8")), "home.json")
+    garage = home.device("switch.garage_relay")
+    assert garage.type == "GarageDoor" and _gated(garage)
+    assert home.device("light.study").capabilities == frozenset({"onoff", "brightness"})
+    err = capsys.readouterr().err
+    assert "light.odd: its attributes are 1, not an object" in err
+    assert "sun.sun: nothing jiayu can do" in err
+
+
+def test_from_z2m_without_the_mqtt_extra_is_one_line_naming_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # It ended in a ModuleNotFoundError traceback.
+    for name in [m for m in sys.modules if m == "paho" or m.startswith("paho.")]:
+        monkeypatch.delitem(sys.modules, name)
+    monkeypatch.setitem(sys.modules, "paho", None)  # as if not installed
+    rooms = tmp_path / "rooms.json"
+    rooms.write_text('{"rooms": [{"id": "living", "name": "客厅"}]}', "utf-8")
+    assert main(["home", "from-z2m", "--rooms", str(rooms), "--timeout", "0.1"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "pip install 'jiayu[mqtt]'" in err
+
+
+def test_a_bridge_devices_payload_saved_with_its_topic_is_read(tmp_path: Path) -> None:
+    # `mosquitto_sub -v -t zigbee2mqtt/bridge/devices -C 1 > devices.txt` keeps the topic.
+    payload = json.dumps([{"ieee_address": "0x1", "type": "Coordinator", "friendly_name": "c"}])
+    saved = tmp_path / "devices.txt"
+    saved.write_text(f"zigbee2mqtt/bridge/devices {payload}\n", "utf-8")
+    rooms = tmp_path / "rooms.json"
+    rooms.write_text('{"rooms": [{"id": "living", "name": "客厅"}]}', "utf-8")
+    out = tmp_path / "home.json"
+    args = ["home", "from-z2m", "--rooms", str(rooms), "--devices", str(saved), "--out", str(out)]
+    assert main(args) == 0
+    assert json.loads(out.read_text("utf-8"))["devices"] == []

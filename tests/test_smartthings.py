@@ -119,7 +119,7 @@ def test_a_next_page_on_another_host_is_not_followed(
         ('[{"deviceId": "a"}, 3]', "devices.json: /1: is not a device object"),
         ('[{"label": "灯"}]', "devices.json: /0/deviceId: is missing or not a string"),
         ('[{"deviceId": "a", "components": {}}]', "devices.json: /0/components: is not an array"),
-        ('{"deviceId": "a"}\n{"deviceId": 7}\n', "devices.json: /1/deviceId: is missing"),
+        ('{"deviceId": "a"}\n{"deviceId": 7}\n', "devices.json: line 2: /deviceId: is missing"),
         ('{"deviceId": "a"}\n{oops\n', "devices.json: line 2: /: invalid JSON at line 1"),
         ('[{"deviceId": "a"}', "devices.json: /: invalid JSON"),
     ],
@@ -160,7 +160,12 @@ def test_devices_with_nothing_to_drive_and_clashing_names_are_left_out_and_said(
     built = build_home([*_devices(), hub_device, twin, room_named], _rooms())
     parse_home(built.home, "<built>")
     assert len(built.home["devices"]) == 30
-    assert [line.split(":")[0] for line in built.skipped] == ["hub-1", "twin", "roomy"]
+    # Named as the app shows them (the label), never by UUID, with the reason.
+    assert built.skipped == [
+        '"Station": nothing jiayu can drive or read',
+        '"客厅灯": the name is unusable (empty, too long or taken)',
+        '"客厅": the name is unusable (empty, too long or taken)',
+    ]
 
 
 # --- the hub: every mapped capability, on the device of the home that has it --------------

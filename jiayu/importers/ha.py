@@ -7,6 +7,9 @@ Floors, areas, devices and entities come from HA's registries over the WebSocket
 answers for), their aliases from `config/entity_registry/get_entries`, and what each entity
 can do from its domain, `supported_features` and attributes in `get_states`.
 
+Or from a saved answer of the REST API's `GET /api/states` (`--states FILE`): every entity in
+it, all in one room, as a file holds no areas.
+
 A device's id is its entity_id, as `HomeAssistantHub` addresses it. `build_home` is pure, so
 the conversation agent builds the same home from HA's registries in process.
 """
@@ -25,8 +28,9 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from jiayu.catalog import guard
-from jiayu.errors import HomeError
+from jiayu.errors import HomeError, InputError, Problem
 from jiayu.home import parse_home, plain_name
+from jiayu.jsonfile import parse_json, read_text
 
 if TYPE_CHECKING:
     from jiayu.executor.hubs.homeassistant import HomeAssistantHub
@@ -428,9 +432,14 @@ def websocket_url(url: str) -> str:
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The options of `jiayu home from-ha`."""
-    parser.add_argument(
-        "--url", required=True, help="Home Assistant, e.g. http://homeassistant.local:8123"
+    source = parser.add_mutually_exclusive_group(required=True)
+    source.add_argument("--url", help="Home Assistant, e.g. http://homeassistant.local:8123")
+    source.add_argument(
+        "--states",
+        metavar="FILE.json",
+        help="a saved answer of GET /api/states instead (no areas: every device goes to one room)",
     )
+    parser.add_argument("--name", default="Home Assistant", help="the home's name (with --states)")
     parser.add_argument(
         "--token",
         default=os.environ.get("HA_TOKEN"),
@@ -448,6 +457,13 @@ def run(args: argparse.Namespace) -> int:
         HomeAssistantHub,
     )
 
+    if args.states:
+        try:
+            built = build_home(saved_states(args.states, args.name))
+        except InputError as err:
+            print(str(err), file=sys.stderr)
+            return 2
+        return _written(built, args.out)
     if not args.token:
         print("jiayu home from-ha: no token: pass --token or set HA_TOKEN", file=sys.stderr)
         return 2
@@ -462,14 +478,39 @@ def run(args: argparse.Namespace) -> int:
         # Answers shaped unlike HA's (another server, another version): say so, never crash.
         print(f"jiayu home from-ha: {url}: unexpected answer: {exc!r}", file=sys.stderr)
         return 2
-    source = args.out or "<stdout>"
+    return _written(built, args.out)
+
+
+def _written(built: Built, out: str | None) -> int:
     try:
-        parse_home(built.home, source)
+        parse_home(built.home, out or "<stdout>")
     except HomeError as err:
         print(str(err), file=sys.stderr)
         return 2
-    write_home(built.home, built.skipped, args.out, "jiayu home from-ha")
+    write_home(built.home, built.skipped, out, "jiayu home from-ha")
     return 0
+
+
+def saved_states(path: str, name: str = "Home Assistant") -> Registries:
+    """Registries from a saved answer of HA's REST `GET /api/states` (a JSON array of state
+    objects, pretty-printed or not): every entity in it is taken as exposed, and with no
+    registries there are no areas, floors or aliases. InputError when it is not such an
+    array; an item that is not a state is left for `build_home` to pass over."""
+    data = parse_json(read_text(path, path, InputError), path, InputError)
+    if not isinstance(data, list):
+        raise InputError([Problem(path, "", "is not an array of states (GET /api/states)")])
+    ids = [
+        s["entity_id"] for s in data if isinstance(s, dict) and isinstance(s.get("entity_id"), str)
+    ]
+    return Registries(
+        floors=[],
+        areas=[],
+        devices=[],
+        entities={},
+        states=data,
+        exposed={entity_id: {ASSISTANT: True} for entity_id in ids},
+        name=name,
+    )
 
 
 def write_home(

@@ -2,7 +2,8 @@
 
 From the REST API (a personal access token: `GET /v1/devices`, `GET /v1/locations` and each
 location's `GET /v1/locations/{id}/rooms`), or from saved answers (`--devices FILE --rooms
-FILE`: the `items` of those two endpoints, as one JSON array or one JSON object per line).
+FILE`: those two endpoints' answers as saved, `{"items": [...], "_links": ...}` pages, bare
+arrays of items, one item, or several of these in a row (JSON Lines), pretty-printed or not).
 
 - Rooms are SmartThings rooms (`room.<roomId>`); a device without a room goes to 未分区.
 - A device's id is its deviceId, as `SmartThingsHub` addresses it; its name is its label (the
@@ -208,7 +209,9 @@ def build_home(
         room_name = str(room.get("name") or "").strip()
         key = plain_name(room_name)
         if not key or len(room_name) > _NAME_MAX or key in taken:
-            skipped.append(f"room {room.get('roomId')}: name {room_name!r} is unusable")
+            skipped.append(
+                f"room {_shown(room_name)}: the name is unusable (empty, too long or taken)"
+            )
             continue
         taken.add(key)
         out_rooms.append({"id": f"room.{room['roomId']}", "name": room_name, "aliases": []})
@@ -232,7 +235,7 @@ def build_home(
             found = True
             key = plain_name(name)
             if not key or len(name) > _NAME_MAX or key in taken or (where, key) in names_in_room:
-                skipped.append(f"{our_id}: name {name!r} is unusable (empty, too long or taken)")
+                skipped.append(f"{_shown(name)}: the name is unusable (empty, too long or taken)")
                 continue
             names_in_room.add((where, key))
             out = {"id": our_id, "name": name, "aliases": [], "room": where, **described}
@@ -240,10 +243,12 @@ def build_home(
             guard(out, str(device.get("name") or ""))
             out_devices.append(out)
         if not found:
-            skipped.append(f"{device_id}: nothing jiayu can drive or read")
+            skipped.append(f"{_shown(label)}: nothing jiayu can drive or read")
     if any(d["room"] == UNASSIGNED_ROOM for d in out_devices):
         if plain_name(_UNASSIGNED_NAME) in taken:
-            skipped += [f"{d['id']}: no room" for d in out_devices if d["room"] == UNASSIGNED_ROOM]
+            skipped += [
+                f"{_shown(d['name'])}: no room" for d in out_devices if d["room"] == UNASSIGNED_ROOM
+            ]
             out_devices = [d for d in out_devices if d["room"] != UNASSIGNED_ROOM]
         else:
             out_rooms.append({"id": UNASSIGNED_ROOM, "name": _UNASSIGNED_NAME, "aliases": []})
@@ -256,45 +261,78 @@ def build_home(
     return Built(home, skipped)
 
 
+def _shown(name: str) -> str:
+    # Skipped things are named as the SmartThings app shows them (a label, not a UUID), quoted
+    # so an empty or odd one is still seen.
+    return json.dumps(name, ensure_ascii=False)
+
+
 # --- saved answers -----------------------------------------------------------------------
 
 _REQUIRED = {"devices": ("deviceId",), "rooms": ("roomId", "name")}
 
 
 def read_items(path: str, kind: str) -> list[dict[str, Any]]:
-    """The items in a saved answer: one JSON array, or one JSON object per line. InputError
-    names the file, the item's JSON pointer and what is wrong."""
+    """The items in a saved answer, as the API gives it or as people keep it: a page
+    (`{"items": [...], "_links": ...}`), a bare array of items, one item, or several of
+    these one after another (JSON Lines, or pages saved in a row), pretty-printed or not.
+    InputError names the file, the item's JSON pointer and what is wrong."""
     text = read_text(path, path, InputError)
-    stripped = text.lstrip()
-    items: list[tuple[str, object]]
-    if stripped.startswith("["):
-        whole = parse_json(text, path, InputError)
-        assert isinstance(whole, list)  # it starts with "[" and parsed
-        items = [(json_pointer([i]), v) for i, v in enumerate(whole)]
-    else:
-        items = []
-        for number, line in enumerate(text.splitlines(), 1):
-            if line.strip():
-                items.append(
-                    (f"/{number - 1}", parse_json(line, f"{path}: line {number}", InputError))
-                )
+    values = _json_values(text, path)
+    items: list[tuple[str, str, object]] = []
+    for source, value in values:
+        if isinstance(value, list):
+            items += [(source, json_pointer([i]), v) for i, v in enumerate(value)]
+        elif isinstance(value, dict) and isinstance(value.get("items"), list):
+            items += [(source, json_pointer(["items", i]), v) for i, v in enumerate(value["items"])]
+        else:
+            items.append((source, "", value))
     problems: list[Problem] = []
     good: list[dict[str, Any]] = []
-    for pointer, item in items:
+    for source, pointer, item in items:
         if not isinstance(item, dict):
-            problems.append(Problem(path, pointer, f"is not a {kind[:-1]} object"))
+            problems.append(Problem(source, pointer, f"is not a {kind[:-1]} object"))
             continue
         missing = [k for k in _REQUIRED[kind] if not isinstance(item.get(k), str) or not item[k]]
         if missing:
-            problems.append(Problem(path, f"{pointer}/{missing[0]}", "is missing or not a string"))
+            missed = f"{pointer}/{missing[0]}"
+            problems.append(Problem(source, missed, "is missing or not a string"))
             continue
         if kind == "devices" and not isinstance(item.get("components", []), list):
-            problems.append(Problem(path, f"{pointer}/components", "is not an array"))
+            problems.append(Problem(source, f"{pointer}/components", "is not an array"))
             continue
         good.append(item)
     if problems:
         raise InputError(problems)
     return good
+
+
+def _json_values(text: str, path: str) -> list[tuple[str, object]]:
+    """Each JSON value in `text`, one after another, with the source that names it in an
+    error: the file for a file of one value, `FILE: line N` for one of several."""
+    decoder = json.JSONDecoder()
+    spans: list[tuple[int, int]] = []
+    at = _after_space(text, 0)
+    while at < len(text):
+        try:
+            end = decoder.raw_decode(text, at)[1]
+        except (ValueError, RecursionError):
+            end = len(text)  # the rest: parse_json below says what is wrong with it
+        spans.append((at, end))
+        at = _after_space(text, end)
+    values: list[tuple[str, object]] = []
+    for start, end in spans:
+        line = text.count("\n", 0, start) + 1
+        source = f"{path}: line {line}" if len(spans) > 1 else path
+        values.append((source, parse_json(text[start:end], source, InputError)))
+    return values
+
+
+def _after_space(text: str, at: int) -> int:
+    # JSON's own whitespace, the only kind allowed between values.
+    while at < len(text) and text[at] in " \t\n\r":
+        at += 1
+    return at
 
 
 # --- the API -----------------------------------------------------------------------------

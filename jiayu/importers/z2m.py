@@ -343,11 +343,15 @@ def fetch_devices(
 ) -> list[dict[str, Any]]:
     """zigbee2mqtt's retained `<base>/bridge/devices`, read from the broker; InputError when the
     broker cannot be reached or says nothing within `timeout` seconds."""
-    import paho.mqtt.client as mqtt
-    from paho.mqtt.enums import CallbackAPIVersion
-
     topic = f"{base.rstrip('/')}/bridge/devices"
     where = f"mqtt://{host}:{port}/{topic}"
+    try:
+        import paho.mqtt.client as mqtt
+        from paho.mqtt.enums import CallbackAPIVersion
+    except ImportError as exc:
+        # The broker is read with the optional MQTT extra; a saved payload needs none.
+        need = "reading the broker needs the MQTT extra: pip install 'jiayu[mqtt]'"
+        raise InputError([Problem(where, "", f"{need} (or pass --devices FILE)")]) from exc
     got: list[bytes | bytearray] = []
     done = threading.Event()
 
@@ -387,6 +391,11 @@ def fetch_devices(
 
 
 def _device_list(payload: bytes | bytearray, source: str) -> list[dict[str, Any]]:
+    """The retained `bridge/devices` payload, as the broker holds it or as `mosquitto_sub -v`
+    saves it (the topic, a space, then the payload)."""
+    topic, space, rest = bytes(payload).lstrip().partition(b" ")
+    if space and topic.endswith(b"/bridge/devices"):
+        payload = rest
     try:
         data = json.loads(payload)
     except (ValueError, RecursionError) as exc:
