@@ -270,7 +270,9 @@ class ScheduleStore:
             try:
                 callback()
             except Exception:
-                log.exception("a schedule watcher failed")
+                log.exception(
+                    "schedule watcher %r failed after a change of %s", callback, self.path
+                )
 
 
 def _matcher(
