@@ -20,6 +20,7 @@ from typing import Any
 
 import opencc
 import pytest
+from fake_ha import FakeHomeAssistant, ha_state
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -680,3 +681,21 @@ def test_a_bridge_devices_payload_saved_with_its_topic_is_read(tmp_path: Path) -
     args = ["home", "from-z2m", "--rooms", str(rooms), "--devices", str(saved), "--out", str(out)]
     assert main(args) == 0
     assert json.loads(out.read_text("utf-8"))["devices"] == []
+
+
+def test_the_ha_import_is_bounded_as_a_whole_not_per_answer(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Each answer 0.3 s late, each within a 1 s timeout: the import took 8 answers' time.
+    with FakeHomeAssistant(latency=0.3) as fake:
+        fake.add(ha_state("light.study", "on", friendly_name="书房灯"))
+        fake.exposed = {"light.study": {"conversation": True}}
+        args = ["home", "from-ha", "--url", fake.url, "--token", fake.token]
+        started = time.monotonic()
+        assert main([*args, "--timeout", "1"]) == 2
+        assert time.monotonic() - started < 2  # a bound: it was past 2.4 s, and succeeded
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and err.startswith("jiayu home from-ha: ")
+        out = tmp_path / "home.json"
+        assert main([*args, "--timeout", "30", "--out", str(out)]) == 0
+        assert [d["id"] for d in json.loads(out.read_text("utf-8"))["devices"]] == ["light.study"]

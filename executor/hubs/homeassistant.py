@@ -569,11 +569,15 @@ class HomeAssistantHub:
     def __exit__(self, *_exc: object) -> None:
         self.close()
 
-    def command(self, message: Mapping[str, Any]) -> Any:
-        """Send one command (a message without its id) and return its `result`; raises
-        TimeoutError, HaConnectionError, or HaCommandError when HA answers success false."""
+    def command(self, message: Mapping[str, Any], *, deadline: Deadline | None = None) -> Any:
+        """Send one command (a message without its id) and return its `result`, within the
+        timeout or what is left of `deadline` (a caller's several commands as one call);
+        raises TimeoutError, HaConnectionError, or HaCommandError when HA answers success
+        false."""
         self._ensure()
-        return self._wait(self._submit(message, "call"))
+        return self._wait(
+            self._submit(message, "call"), None if deadline is None else deadline.left()
+        )
 
     def _wait(self, future: Future[Any], timeout: float | None = None) -> Any:
         try:

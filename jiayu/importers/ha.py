@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any
 
 from jiayu.catalog import guard
 from jiayu.errors import HomeError, InputError, Problem
+from jiayu.executor.hubs.deadline import Deadline
 from jiayu.home import parse_home, plain_name
 from jiayu.jsonfile import parse_json, read_text
 
@@ -402,25 +403,32 @@ def _finite(value: Any) -> bool:
 # --- the command ------------------------------------------------------------------------
 
 
-def fetch_registries(hub: HomeAssistantHub) -> Registries:
-    """Ask a connected `HomeAssistantHub` for everything `build_home` reads."""
-    exposed = hub.command({"type": "homeassistant/expose_entity/list"})["exposed_entities"]
-    wanted = sorted(e for e, to in exposed.items() if to.get(ASSISTANT))
-    entries = (
-        hub.command({"type": "config/entity_registry/get_entries", "entity_ids": wanted})
-        if wanted
-        else {}
-    )
-    config = hub.command({"type": "get_config"}) or {}
-    return Registries(
-        floors=hub.command({"type": "config/floor_registry/list"}),
-        areas=hub.command({"type": "config/area_registry/list"}),
-        devices=hub.command({"type": "config/device_registry/list"}),
-        entities=entries,
-        states=hub.command({"type": "get_states"}),
-        exposed=exposed,
-        name=str(config.get("location_name") or "Home Assistant"),
-    )
+def fetch_registries(hub: HomeAssistantHub, timeout: float | None = None) -> Registries:
+    """Ask a connected `HomeAssistantHub` for everything `build_home` reads, all within
+    `timeout` seconds (the hub's own when None): TimeoutError past it, however many answers
+    came just in time."""
+    with Deadline(hub.timeout if timeout is None else timeout) as deadline:
+
+        def ask(message: Mapping[str, Any]) -> Any:
+            return hub.command(message, deadline=deadline)
+
+        exposed = ask({"type": "homeassistant/expose_entity/list"})["exposed_entities"]
+        wanted = sorted(e for e, to in exposed.items() if to.get(ASSISTANT))
+        entries = (
+            ask({"type": "config/entity_registry/get_entries", "entity_ids": wanted})
+            if wanted
+            else {}
+        )
+        config = ask({"type": "get_config"}) or {}
+        return Registries(
+            floors=ask({"type": "config/floor_registry/list"}),
+            areas=ask({"type": "config/area_registry/list"}),
+            devices=ask({"type": "config/device_registry/list"}),
+            entities=entries,
+            states=ask({"type": "get_states"}),
+            exposed=exposed,
+            name=str(config.get("location_name") or "Home Assistant"),
+        )
 
 
 def websocket_url(url: str) -> str:
@@ -446,7 +454,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="a long-lived access token (default: the HA_TOKEN environment variable)",
     )
     parser.add_argument("--out", help="write the home file here (default: standard output)")
-    parser.add_argument("--timeout", type=float, default=10.0, help="seconds per request")
+    parser.add_argument(
+        "--timeout", type=float, default=30.0, help="seconds the whole import may take"
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -470,7 +480,7 @@ def run(args: argparse.Namespace) -> int:
     url = websocket_url(args.url)
     try:
         with HomeAssistantHub(url, args.token, timeout=args.timeout) as hub:
-            built = build_home(fetch_registries(hub))
+            built = build_home(fetch_registries(hub, args.timeout))
     except (HaConnectionError, HaCommandError, TimeoutError) as exc:
         print(f"jiayu home from-ha: {exc}", file=sys.stderr)
         return 2
