@@ -280,49 +280,60 @@ GUARDED_TYPES = frozenset({"Lock", "Valve", "GarageDoor"})
 # ASCII, format characters and spaces gone, case-folded), so every script and spelling that
 # reaches the device by voice is judged in the one form. The first class found wins (燃气阀门
 # is a Valve, 门锁 a Lock). Over-reaching is the safe side (an "Outdoor Plug" or a 温控阀
-# asks 确认); the one exception is a run of door words that modifies a thing at the door
-# after it (门口灯, 门铃, 车库灯, "Garage Light", "Doorbell", "Gateway"): that thing is what
-# the device is.
+# asks 确认), with one exception: a run of door words that modifies a thing at the door after
+# it (门口灯, 门铃, "Doorbell", "Gateway") names that thing, not the door. The garage (车库,
+# garage) is a place, so it counts only for a relay, plug or device of unknown type, whose
+# type says nothing of what it works: a relay called 车库 or "Garage" opens the garage door as
+# likely as it lights the garage, while a 车库空调 is an air conditioner.
 _GUARDED_MORPHEMES: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("Valve", ("阀", "燃气", "煤气", "天然气", "瓦斯", "valve", "gas")),
     ("Lock", ("锁", "门禁", "lock", "latch", "strike", "deadbolt")),
-    ("GarageDoor", ("门", "车库", "道闸", "door", "gate", "garage")),
+    ("GarageDoor", ("门", "道闸", "door", "gate")),
 )
-_DOOR_WORDS = dict(_GUARDED_MORPHEMES)["GarageDoor"]
+_GARAGE = ("车库", "garage")
 _AT_THE_DOOR = ("灯", "铃", "口", "厅", "廊", "帘", "light", "lamp", "bell", "way")
-_GUARDED_WORDS = tuple(
-    (
-        kind,
-        re.compile(
-            f"(?:{'|'.join(words)})++(?!{'|'.join(_AT_THE_DOOR)})"
-            if words == _DOOR_WORDS
-            else "|".join(words)
-        ),
-    )
-    for kind, words in _GUARDED_MORPHEMES
-)
-_RETYPED = frozenset({"Switch", "SmartPlug", "Unknown", "Blind"})
+_RELAYS = frozenset({"Switch", "SmartPlug", "Unknown"})
+_RETYPED = _RELAYS | {"Blind"}
 """Types that say only how a device is wired (a relay, a plug, a motor), which its words then
 replace: a Switch called 燃气阀 is a Valve. Any other type stays, acting as the guarded one."""
 
 
-def guarded_by_words(*texts: str) -> str | None:
-    """The guarded type (Valve, Lock, GarageDoor) a device's own words say it is; None when
-    they say none."""
-    said = [plain_name(text) for text in texts]
-    for kind, pattern in _GUARDED_WORDS:
-        if any(pattern.search(text) for text in said):
-            return kind
-    return None
+def _patterns(garage: bool) -> tuple[tuple[str, re.Pattern[str]], ...]:
+    def door_run(words: tuple[str, ...]) -> str:
+        # Possessive, so a run freed by what follows it is not matched again in part.
+        return f"(?:{'|'.join(words)})++(?!{'|'.join(_AT_THE_DOOR)})"
+
+    return tuple(
+        (
+            kind,
+            re.compile(
+                door_run(words + _GARAGE if garage else words)
+                if kind == "GarageDoor"
+                else "|".join(words)
+            ),
+        )
+        for kind, words in _GUARDED_MORPHEMES
+    )
+
+
+_PATTERNS = {True: _patterns(garage=True), False: _patterns(garage=False)}
+
+
+def guarded_plain(device_type: str, acts_as: Iterable[str], words: Iterable[str]) -> str | None:
+    """The guarded type (Valve, Lock, GarageDoor) a device of this type, acting as these, must
+    act as too because its words (in `plain_name` form) say so; None when it is guarded
+    already or its words say nothing."""
+    if device_type in GUARDED_TYPES or not GUARDED_TYPES.isdisjoint(acts_as):
+        return None
+    said = "|".join(words)  # no morpheme holds "|": two words never run into one
+    patterns = _PATTERNS[device_type in _RELAYS]
+    return next((kind for kind, pattern in patterns if pattern.search(said)), None)
 
 
 def guarded(device_type: str, acts_as: Iterable[str], *texts: str) -> str | None:
-    """The guarded type a device of this type, acting as these, must act as too because its
-    words say so; None when it is guarded already or its words say nothing. The one guard of
-    every importer and of home loading, so a hand-written home is judged as an imported one."""
-    if device_type in GUARDED_TYPES or not GUARDED_TYPES.isdisjoint(acts_as):
-        return None
-    return guarded_by_words(*texts)
+    """`guarded_plain` for texts as written: the one guard of every importer and of home
+    loading, so a hand-written home is judged as an imported one."""
+    return guarded_plain(device_type, acts_as, (plain_name(text) for text in texts))
 
 
 def guard(device: dict[str, Any], *texts: str) -> None:

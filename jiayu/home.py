@@ -23,7 +23,7 @@ from typing import Any, cast
 
 from jiayu.catalog import (
     LIMIT_KEYS,
-    guarded,
+    guarded_plain,
     params_error,
     schema_message,
     state_error,
@@ -333,7 +333,7 @@ _Report = Callable[[tuple[str | int, ...], str], None]
 def _build(doc: Mapping[str, Any], source: str, report: _Report) -> Home:
     """The home a schema-valid document describes, reporting what its parts get wrong."""
     _check_ids(doc, report)
-    _check_names(doc, report)
+    said = _check_names(doc, report)
     floors = tuple(
         Floor(f["id"], f["name"], tuple(f.get("aliases", ()))) for f in doc.get("floors", ())
     )
@@ -351,7 +351,7 @@ def _build(doc: Mapping[str, Any], source: str, report: _Report) -> Home:
     # identity instead of element by element.
     shared: dict[frozenset[str], frozenset[str]] = {}
     devices = tuple(
-        _device(d, ("devices", i), room_ids, state_check, shared, report)
+        _device(d, ("devices", i), room_ids, state_check, shared, said.get(i, ()), report)
         for i, d in enumerate(doc["devices"])
     )
     by_id = {d.id: d for d in devices}
@@ -433,6 +433,7 @@ def _device(
     room_ids: set[str],
     check_state: _StateCheck,
     shared: dict[frozenset[str], frozenset[str]],
+    words: Iterable[str],
     report: _Report,
 ) -> Device:
     if d["room"] not in room_ids:
@@ -440,9 +441,10 @@ def _device(
     capabilities = frozenset(d["capabilities"])
     capabilities = shared.setdefault(capabilities, capabilities)
     acts_as = frozenset(d.get("acts_as", ()))
-    # What its words say it opens, it acts as, whatever type the file gives it: a hand-written
-    # relay called 车库门 is gated as a garage door, as an imported one is.
-    said = guarded(d["type"], acts_as, d["id"], d["name"], *d.get("aliases", ()))
+    # What its words (its name and aliases as `_check_names` made them plain, and its id) say
+    # it opens, it acts as, whatever type the file gives it: a hand-written relay called 车库门
+    # is gated as a garage door, as an imported one is.
+    said = guarded_plain(d["type"], acts_as, (*words, plain_name(d["id"])))
     if said is not None:
         acts_as |= {said}
     limits = {}
@@ -479,18 +481,22 @@ def _device(
     return device
 
 
-def _check_names(doc: Mapping[str, Any], report: _Report) -> None:
+def _check_names(doc: Mapping[str, Any], report: _Report) -> dict[int, list[str]]:
     # A room, floor, group or scene called like anything else would make one word mean two
     # things, and whichever the lexer preferred would win (a scene 厨房灯 over the device
     # 厨房灯). Devices may share names: the rooms tell them apart, and the clarify rules ask.
+    # Returns each device's words in plain form, by its index, for the guard by words.
     first: dict[str, tuple[tuple[str, int], str]] = {}
     first_place: dict[str, tuple[tuple[str, int], str]] = {}
+    plain: dict[int, list[str]] = {}
     # In document order, so the later of two clashing words is the one reported.
     for section in (key for key in doc if key in _SECTIONS):
         what = section[:-1]
         for i, item in enumerate(doc[section]):
             for path, kind, word in _words(section, i, item):
                 key = plain_name(word)
+                if section == "devices":
+                    plain.setdefault(i, []).append(key)
                 label = f"{what} {kind}"
                 if not key:
                     report(path, f"{label} {_shown(word)} is empty once normalised")
@@ -501,6 +507,7 @@ def _check_names(doc: Mapping[str, Any], report: _Report) -> None:
                 first.setdefault(key, ((section, i), label))
                 if section != "devices":
                     first_place.setdefault(key, ((section, i), label))
+    return plain
 
 
 def _words(

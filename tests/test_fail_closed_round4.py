@@ -21,10 +21,10 @@ from typing import Any
 import opencc
 import pytest
 from fake_ha import FakeHomeAssistant, ha_state
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from jiayu.catalog import guarded_by_words, is_high_risk
+from jiayu.catalog import guarded, is_high_risk
 from jiayu.cli import main
 from jiayu.engine import Engine
 from jiayu.errors import HomeError, InputError
@@ -47,8 +47,10 @@ CHINESE_CORES = (
 )  # fmt: skip
 ENGLISH_CORES = (
     "garage door", "gas valve", "front door lock", "door lock", "gate", "water valve",
-    "smart lock", "garage", "door strike", "back door", "latch", "main gas",
+    "smart lock", "door strike", "back door", "latch", "main gas",
 )  # fmt: skip
+# The garage is a place: it says what a relay works, not what an air conditioner is.
+PLACE_CORES = ("车库", "garage")
 BEFORE = ("", "客厅", "一楼", "后院", "主")
 AFTER = ("", "开关", "继电器", "1", "2号", "控制器", "电源")
 BEFORE_EN = ("", "main ", "back ", "shed ")
@@ -64,15 +66,16 @@ def _full_width(text: str) -> str:
 
 
 @st.composite
-def risky_names(draw: st.DrawFn) -> str:
+def risky_names(draw: st.DrawFn, cores: tuple[str, ...] = CHINESE_CORES) -> str:
     """A name that says garage door, lock or valve, in one of several scripts and spellings."""
     if draw(st.booleans()):
-        name = draw(st.sampled_from(BEFORE)) + draw(st.sampled_from(CHINESE_CORES))
+        name = draw(st.sampled_from(BEFORE)) + draw(st.sampled_from(cores))
         name += draw(st.sampled_from(AFTER))
         if draw(st.booleans()):
             name = _TO_TRADITIONAL.convert(name)
     else:
-        name = draw(st.sampled_from(BEFORE_EN)) + draw(st.sampled_from(ENGLISH_CORES))
+        english = ENGLISH_CORES if cores == CHINESE_CORES else PLACE_CORES[1:]
+        name = draw(st.sampled_from(BEFORE_EN)) + draw(st.sampled_from(english))
         name += draw(st.sampled_from(AFTER_EN))
         flips = draw(st.lists(st.booleans(), min_size=len(name), max_size=len(name)))
         name = "".join(c.upper() if up else c for c, up in zip(name, flips, strict=True))
@@ -168,15 +171,19 @@ def _hand_written(name: str, kind: str) -> dict[str, Any]:
     }
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
-    name=risky_names(),
+    data=st.data(),
+    place=st.booleans(),
     source=st.sampled_from(("ha", "ha-light", "z2m", "smartthings", "hand")),
     kind=st.sampled_from(RELAY_TYPES + OTHER_TYPES),
 )
 def test_a_device_whose_words_say_door_lock_or_valve_is_never_ungated(
-    name: str, source: str, kind: str
+    data: st.DataObject, place: bool, source: str, kind: str
 ) -> None:
+    if place:  # named for the garage alone: gated when it is a relay, a plug or unknown
+        assume(source != "ha-light" and (source != "hand" or kind in RELAY_TYPES))
+    name = data.draw(risky_names(PLACE_CORES[:1] if place else CHINESE_CORES), "name")
     if source == "ha":
         doc = _ha_home(name, "switch")
     elif source == "ha-light":
@@ -232,9 +239,29 @@ def test_saying_it_asks_first_on_an_imported_traditional_relay() -> None:
 )
 def test_a_thing_at_the_door_or_a_light_is_not_a_door(name: str) -> None:
     # The morphemes' one exception: door words that modify what follows (门口灯 is a light).
-    assert guarded_by_words(name) is None
+    assert guarded("Switch", (), name) is None
     [device] = parse_home(_hand_written(name, "Switch"), "hand").devices
     assert not _gated(device)
+
+
+@pytest.mark.parametrize(
+    ("name", "kind", "gated"),
+    [
+        ("车库空调", "AirConditioner", False),
+        ("车库主灯", "Light", False),
+        ("Garage Speaker", "NetworkAudio", False),
+        ("车库", "Switch", True),
+        ("Garage Relay", "Unknown", True),
+        ("车库主灯", "SmartPlug", True),  # a plug: what it powers is not said by its type
+        ("车库门", "AirConditioner", True),
+    ],
+)
+def test_the_garage_is_a_place_that_names_what_only_a_relay_works(
+    name: str, kind: str, gated: bool
+) -> None:
+    # Every device of a room called 车库 was gated as a garage door (车库空调, 车库音箱).
+    [device] = parse_home(_hand_written(name, kind), "hand").devices
+    assert _gated(device) is gated
 
 
 def test_a_hand_written_relay_acts_as_what_its_words_say_and_keeps_its_type() -> None:
