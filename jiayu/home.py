@@ -443,8 +443,9 @@ def _device(
     acts_as = frozenset(d.get("acts_as", ()))
     # What its words (its name and aliases as `_check_names` made them plain, and its id) say
     # it opens, it acts as, whatever type the file gives it: a hand-written relay called 车库门
-    # is gated as a garage door, as an imported one is.
-    said = guarded_plain(d["type"], acts_as, (*words, plain_name(d["id"])))
+    # is gated as a garage door, as an imported one is. An id is held by the schema to ASCII
+    # letters, digits and _.:-, which normalisation only lower-cases.
+    said = guarded_plain(d["type"], acts_as, (*words, d["id"].lower()))
     if said is not None:
         acts_as |= {said}
     limits = {}
