@@ -30,7 +30,13 @@ from jiayu.engine import Engine
 from jiayu.errors import HomeError, InputError
 from jiayu.executor.hubs.base import HubError
 from jiayu.executor.hubs.simulated import SENT_KEPT, SimulatedHub
-from jiayu.executor.hubs.smartthings import MAX_PAGES, SmartThingsHub, StApiError, StClient
+from jiayu.executor.hubs.smartthings import (
+    MAX_ANSWER_BYTES,
+    MAX_PAGES,
+    SmartThingsHub,
+    StApiError,
+    StClient,
+)
 from jiayu.home import Device, Home, parse_home
 from jiayu.importers import ha, smartthings, z2m
 from jiayu.ir import Command
@@ -389,6 +395,14 @@ def test_a_trickling_server_fails_a_send_as_timeout_with_nothing_sent(serve: Any
     assert failure is not None and failure.reason == "timeout"
     assert time.monotonic() - started < 5
     assert all(p.startswith("/v1/devices?") for p in server.paths)  # no POST: nothing left
+
+
+def test_an_answer_without_end_is_cut_at_the_size_limit(serve: Any) -> None:
+    # A fast server streaming for ever filled memory until the deadline.
+    chunk = b" " * 2**20
+    server = serve(lambda path: (200, [b"{"] + [chunk] * (MAX_ANSWER_BYTES // 2**20 + 2), 0))
+    with pytest.raises(StApiError, match=f"more than {MAX_ANSWER_BYTES} bytes"):
+        StClient("t", base_url=server.url, timeout=30).request("GET", "/v1/devices")
 
 
 def test_the_smartthings_import_from_a_trickling_server_is_one_line_and_exit_2(

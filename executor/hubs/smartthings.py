@@ -327,6 +327,9 @@ class StApiError(JiayuError):
         super().__init__(message)
 
 
+MAX_ANSWER_BYTES = 32 * 2**20
+"""The largest answer read (a page of 200 devices with their status is a few MB): a server
+that streams without end fills no memory before the deadline ends it."""
 MAX_PAGES = 100
 """Pages one listing may have (20,000 devices at SmartThings' 200 a page): a `next` link that
 never ends is an error, not a turn held forever."""
@@ -382,7 +385,7 @@ class StClient:
             try:
                 connection.request(method, self._prefix + path, data, headers)
                 response = connection.getresponse()
-                raw = response.read()
+                raw = response.read(MAX_ANSWER_BYTES + 1)
                 if deadline.expired:  # cut short at the deadline: what came is not the answer
                     raise TimeoutError
             except (OSError, http.client.HTTPException) as exc:
@@ -392,6 +395,10 @@ class StClient:
                 raise StApiError(None, f"{where}: no answer: {exc!r}", sent=True) from exc
         finally:
             connection.close()
+        if len(raw) > MAX_ANSWER_BYTES:
+            raise StApiError(
+                None, f"{where}: answered more than {MAX_ANSWER_BYTES} bytes", sent=True
+            )
         if not 200 <= response.status < 300:
             text = raw[:300].decode("utf-8", "replace")
             raise StApiError(response.status, f"{where}: HTTP {response.status}: {text}", sent=True)

@@ -197,7 +197,8 @@ def build_home(registries: Registries) -> Built:
             continue
         # What HA answers is read as data, never trusted to have its shape: an entity whose
         # attributes are not an object is left out and said so, the others still come in.
-        attributes = state.get("attributes", {})
+        attributes = state.get("attributes")
+        attributes = {} if attributes is None else attributes
         if not isinstance(attributes, Mapping):
             skipped.append(f"{entity_id}: its attributes are {_shape(attributes)}, not an object")
             continue
