@@ -29,6 +29,7 @@ from jiayu.cli import main
 from jiayu.engine import Engine
 from jiayu.errors import HomeError, InputError
 from jiayu.executor.hubs.base import HubError
+from jiayu.executor.hubs.homeassistant import HomeAssistantHub
 from jiayu.executor.hubs.simulated import SENT_KEPT, SimulatedHub
 from jiayu.executor.hubs.smartthings import (
     MAX_ANSWER_BYTES,
@@ -740,3 +741,21 @@ def test_the_ha_import_is_bounded_as_a_whole_not_per_answer(
         out = tmp_path / "home.json"
         assert main([*args, "--timeout", "30", "--out", str(out)]) == 0
         assert [d["id"] for d in json.loads(out.read_text("utf-8"))["devices"]] == ["light.study"]
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        {"type": "event", "id": 1, "event": 1},
+        {"type": "event", "id": 1, "event": {"data": 1}},
+        {"type": "event", "id": 1, "event": {"data": {"new_state": {"attributes": 1}}}},
+        {"type": "result", "id": 2, "success": True, "result": 1},
+        {"type": "result", "id": 3, "success": False, "error": 1},
+    ],
+)
+def test_odd_answers_from_ha_never_break_the_hubs_reader(message: dict[str, Any]) -> None:
+    # An event or a result of the wrong shape raised in the reader thread (AttributeError,
+    # TypeError), which then dropped the connection for every turn.
+    hub = HomeAssistantHub("ws://127.0.0.1:9/api/websocket", "t")
+    hub._subscription, hub._snapshot = 1, 2
+    hub._dispatch(message)
