@@ -282,18 +282,18 @@ GUARDED_TYPES = frozenset({"Lock", "Valve", "GarageDoor"})
 # is a Valve, 门锁 a Lock). Over-reaching is the safe side (an "Outdoor Plug" or a 温控阀
 # asks 确认), with one exception: a run of door words that modifies a thing at the door after
 # it (门口灯, 门铃, "Doorbell", "Gateway") names that thing, not the door. The garage (车库,
-# garage) is a place, so it counts only for a relay, plug or device of unknown type, whose
-# type says nothing of what it works: a relay called 车库 or "Garage" opens the garage door as
-# likely as it lights the garage, while a 车库空调 is an air conditioner.
+# garage) is a place, so it counts only for a relay, a plug, a motor (a Blind) or a device of
+# unknown type, whose type says nothing of what it works: a relay called 车库 or "Garage" opens
+# the garage door as likely as it lights the garage, and a 车库卷帘 is the garage's door,
+# while a 车库空调 is an air conditioner.
 _GUARDED_MORPHEMES: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("Valve", ("阀", "燃气", "煤气", "天然气", "瓦斯", "valve", "gas")),
     ("Lock", ("锁", "门禁", "lock", "latch", "strike", "deadbolt")),
-    ("GarageDoor", ("门", "道闸", "door", "gate")),
+    ("GarageDoor", ("门", "闸", "door", "gate")),
 )
 _GARAGE = ("车库", "garage")
 _AT_THE_DOOR = ("灯", "铃", "口", "厅", "廊", "帘", "light", "lamp", "bell", "way")
-_RELAYS = frozenset({"Switch", "SmartPlug", "Unknown"})
-_RETYPED = _RELAYS | {"Blind"}
+_RETYPED = frozenset({"Switch", "SmartPlug", "Unknown", "Blind"})
 """Types that say only how a device is wired (a relay, a plug, a motor), which its words then
 replace: a Switch called 燃气阀 is a Valve. Any other type stays, acting as the guarded one."""
 
@@ -326,7 +326,7 @@ def guarded_plain(device_type: str, acts_as: Iterable[str], words: Iterable[str]
     if device_type in GUARDED_TYPES or not GUARDED_TYPES.isdisjoint(acts_as):
         return None
     said = "|".join(words)  # no morpheme holds "|": two words never run into one
-    patterns = _PATTERNS[device_type in _RELAYS]
+    patterns = _PATTERNS[device_type in _RETYPED]
     return next((kind for kind, pattern in patterns if pattern.search(said)), None)
 
 

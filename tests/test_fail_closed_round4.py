@@ -51,6 +51,7 @@ ZERO_WIDTH = ("\u200b", "\u200c", "\u200d", "\u2060", "\ufeff", "\u00ad")
 CHINESE_CORES = (
     "车库门", "燃气阀", "门禁锁", "门锁", "燃气阀门", "煤气阀", "前门", "大门", "卷帘门",
     "天然气总阀", "电子锁", "入户门", "院门", "水阀", "道闸", "智能锁", "推拉门", "电控锁",
+    "大闸", "铁闸",
 )  # fmt: skip
 ENGLISH_CORES = (
     "garage door", "gas valve", "front door lock", "door lock", "gate", "water valve",
@@ -260,6 +261,7 @@ def test_a_thing_at_the_door_or_a_light_is_not_a_door(name: str) -> None:
         ("车库", "Switch", True),
         ("Garage Relay", "Unknown", True),
         ("车库主灯", "SmartPlug", True),  # a plug: what it powers is not said by its type
+        ("车库卷帘", "Blind", True),  # a motor in the garage: its roller door
         ("车库门", "AirConditioner", True),
     ],
 )
