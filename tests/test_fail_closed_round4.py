@@ -1,7 +1,8 @@
 """Fail closed, round 4: a device whose words say it opens a door, a lock or a gas line is gated
 whatever script its name is in and whichever way it came in (three importers, a hand-written
 home); remote APIs are bounded; one owner per state file in one process too; scene delays are
-bounded; an audit line is whole or absent; the simulated hub's record is bounded."""
+bounded; an audit line is whole or absent; the simulated hub's record is bounded; importers take
+what the APIs return (SmartThings pages, HA's GET /api/states, bridge/devices as saved)."""
 
 from __future__ import annotations
 
