@@ -762,3 +762,17 @@ def test_odd_answers_from_ha_never_break_the_hubs_reader(message: dict[str, Any]
     hub = HomeAssistantHub("ws://127.0.0.1:9/api/websocket", "t")
     hub._subscription, hub._snapshot = 1, 2
     hub._dispatch(message)
+
+
+def test_an_ha_turn_that_must_reconnect_first_waits_the_timeout_at_most() -> None:
+    # Connecting, subscribing, the snapshot and the call each had the whole timeout: with
+    # answers 0.4 s late a timeout=1 send took 1.25 s. Now it ends at 1 s: the call, sent
+    # with little time left, is unconfirmed (it may yet be done: never sent again).
+    with FakeHomeAssistant(latency=0.4) as fake:
+        fake.add(ha_state("light.study", "off", friendly_name="书房灯"))
+        hub = HomeAssistantHub(fake.url, fake.token, timeout=1)
+        started = time.monotonic()
+        [failure] = hub.send_many([Command("light.study", "turn_on", {})])
+        assert time.monotonic() - started < 1.4  # a bound: the timeout and what closes it
+        assert failure is not None and failure.reason in {"offline", "timeout", "unconfirmed"}
+        hub.close()

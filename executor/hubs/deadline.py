@@ -40,10 +40,14 @@ class Deadline:
         """Whether the deadline has passed (a failed read is then its doing)."""
         return self._over or time.monotonic() >= self._at
 
+    def remaining(self) -> float:
+        """Seconds left, 0 when none are."""
+        return 0.0 if self._over else max(0.0, self._at - time.monotonic())
+
     def left(self) -> float:
         """Seconds left; TimeoutError when none are."""
-        left = self._at - time.monotonic()
-        if left <= 0 or self._over:
+        left = self.remaining()
+        if left <= 0:
             raise TimeoutError(f"the call's {self.seconds:g} s are over")
         return left
 

@@ -435,11 +435,11 @@ class HomeAssistantHub:
         if failure is not None:
             raise failure
 
-    def read_many(self, device_ids: Sequence[str]) -> Reads:
+    def read_many(self, device_ids: Sequence[str], deadline: Deadline | None = None) -> Reads:
         # From the cache the state_changed subscription keeps, as `read` is: no round trip at
         # all, where a get_states would cost one and carry every entity of the home.
         try:
-            self._ensure()
+            self._ensure(deadline)
         except HaConnectionError as exc:
             return {device_id: _failure(device_id, exc) for device_id in device_ids}
         with self._lock:
@@ -458,8 +458,10 @@ class HomeAssistantHub:
         a whole-home turn costs one round trip. HA fails a call as a whole, so a failed call
         fails each of its commands."""
         sends: Sends = [None] * len(commands)
+        # One deadline for (re)connecting and the calls: a turn waits `timeout` at most.
+        deadline = Deadline(self.timeout)
         # An unavailable entity is offline: nothing is sent to it.
-        reads = self.read_many([c.device for c in commands])
+        reads = self.read_many([c.device for c in commands], deadline)
         with self._lock:
             attributes = {c.device: self._states.get(c.device, ("", {}))[1] for c in commands}
         groups: dict[tuple[str, str, str], tuple[ServiceCall, list[int]]] = {}
@@ -500,7 +502,7 @@ class HomeAssistantHub:
                 # It could not leave: failed at once, never queued (CONTRACTS §5).
                 for i in members:
                     sends[i] = _failure(commands[i].device, exc)
-        wait_all([future for _, future in calls], self.timeout)
+        wait_all([future for _, future in calls], deadline.remaining())
         for members, future in calls:
             error = future.exception() if future.done() else self._no_answer()
             if error is not None:
@@ -523,15 +525,16 @@ class HomeAssistantHub:
 
     # The connection.
 
-    def connect(self) -> None:
-        """Open the connection now (else the first read or send does); HaConnectionError when
-        HA cannot be reached or refuses the token."""
+    def connect(self, deadline: Deadline | None = None) -> None:
+        """Open the connection now (else the first read or send does), within `deadline` (else
+        the timeout from now); HaConnectionError when HA cannot be reached in time or refuses
+        the token."""
         with self._connecting:
             if self._live:
                 return
             # One deadline for opening, authenticating, subscribing and the snapshot: a server
             # that answers each step just in time still cannot hold a turn for five timeouts.
-            deadline = Deadline(self.timeout)
+            deadline = deadline or Deadline(self.timeout)
             ws = self._open(deadline)
             with self._lock:
                 self._ws = ws
@@ -612,9 +615,9 @@ class HomeAssistantHub:
             raise HaConnectionError(f"{self.url}: {exc}") from exc
         return future
 
-    def _ensure(self) -> None:
+    def _ensure(self, deadline: Deadline | None = None) -> None:
         if not self._live:
-            self.connect()
+            self.connect(deadline)
 
     def _open(self, deadline: Deadline) -> ClientConnection:
         try:
