@@ -252,7 +252,6 @@ class Ownership(Protocol):
     def __call__(self) -> object: ...
 
 
-
 def check_owned(path: Path, ownership: Ownership) -> None:
     """StateFileError when the file was given up: a closed store writes it no more."""
     if not ownership.alive:
