@@ -267,9 +267,9 @@ _released: list[str] = []
 
 
 def own_state_file(path: Path, owner: object) -> Ownership:
-    """Make `owner` the one owner of a state file until it is closed or collected (CONTRACTS
-    §5): two engines writing one file each from its own memory lose each other's changes, and
-    a schedule both hold fires twice — two processes or two engines of one. The owner holds an
+    """Make `owner` the one owner of a state file until it is closed or collected: two
+    engines writing one file each from its own memory lose each other's changes, and a
+    schedule both hold fires twice — two processes or two engines of one. The owner holds an
     exclusive `flock` on `<file>.lock` beside it (the file itself is replaced on every write,
     so it cannot carry the lock); the kernel drops it when the process ends, however it ends.
     Another owner holding it, in this process or another: StateFileError, one line naming the
