@@ -19,7 +19,7 @@ from typing import Any, TextIO
 
 from jiayu.engine import Engine
 from jiayu.executor.hubs.base import HubError, Reads
-from jiayu.home import Device, plain_name
+from jiayu.home import Device, Home, Room, plain_name
 from jiayu.ir import Command
 
 PROMPT = "家语> "
@@ -163,18 +163,12 @@ class Shell:
             self.area = None
             self.say("房间：（无）")
             return
-        home = self.engine.home
-        key = plain_name(arg)
-        found = [
-            room
-            for room in home.rooms
-            if room.id == arg or key in {plain_name(w) for w in (room.name, *room.aliases)}
-        ]
-        if len(found) != 1:
+        room = find_room(self.engine.home, arg)
+        if room is None:
             self.say(f"家里没有叫“{arg}”的房间")
             return
-        self.area = found[0].id
-        self.say(f"房间：{found[0].name}（{found[0].id}）")
+        self.area = room.id
+        self.say(f"房间：{room.name}（{room.id}）")
 
     def _devices(self, arg: str | None) -> Iterable[Device]:
         home = self.engine.home
@@ -199,6 +193,18 @@ class Shell:
                 f"读不到（{state.reason}）" if isinstance(state, HubError) else _dump(dict(state))
             )
             self.say(f"{self._name(device.id)} ({device.id}): {shown}")
+
+
+def find_room(home: Home, said: str) -> Room | None:
+    """The room with this id, or the one room with this name or alias (None: no such room,
+    or several)."""
+    key = plain_name(said)
+    found = [
+        room
+        for room in home.rooms
+        if room.id == said or key in {plain_name(w) for w in (room.name, *room.aliases)}
+    ]
+    return found[0] if len(found) == 1 else None
 
 
 def _history_file() -> Path:
