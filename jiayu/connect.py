@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
+import logging
 import os
 from typing import TYPE_CHECKING
 from urllib.parse import SplitResult, unquote, urlsplit
@@ -38,6 +39,8 @@ from jiayu.executor.hubs import Hub, HubError, SimulatedHub
 
 if TYPE_CHECKING:
     from jiayu.home import Home
+
+log = logging.getLogger(__name__)
 
 HUBS = ("sim", "ha", "z2m", "smartthings")
 SMARTTHINGS_API = "https://api.smartthings.com"
@@ -137,6 +140,7 @@ def _home_assistant(args: argparse.Namespace) -> Hub:
 
     hub = HomeAssistantHub(websocket_url(args.ha_url), args.ha_token)
     hub.connect()  # HaConnectionError (a JiayuError) names the URL, never the token
+    log.info("connected to Home Assistant at %s", hub.url, extra={"url": hub.url})
     return hub
 
 
@@ -155,8 +159,9 @@ def _zigbee2mqtt(args: argparse.Namespace, home: Home) -> Hub:
 
     username = unquote(parts.username) if parts.username else None
     password = unquote(parts.password) if parts.password else _env("JIAYU_MQTT_PASSWORD")
+    where = _without_secret(parts)
     try:
-        return Zigbee2MqttHub(
+        hub = Zigbee2MqttHub(
             home,
             host=parts.hostname,
             port=port,
@@ -165,9 +170,14 @@ def _zigbee2mqtt(args: argparse.Namespace, home: Home) -> Hub:
             password=password if username else None,
         )
     except HubError as err:
-        raise JiayuError(
-            f"cannot reach zigbee2mqtt at {_without_secret(parts)}: {err.reason}"
-        ) from err
+        raise JiayuError(f"cannot reach zigbee2mqtt at {where}: {err.reason}") from err
+    log.info(
+        "connected to zigbee2mqtt at %s, base topic %s",
+        where,
+        args.z2m_topic,
+        extra={"url": where, "topic": args.z2m_topic},
+    )
+    return hub
 
 
 def _smartthings(args: argparse.Namespace) -> Hub:
@@ -178,9 +188,12 @@ def _smartthings(args: argparse.Namespace) -> Hub:
     from jiayu.executor.hubs.smartthings import SmartThingsHub
 
     try:
-        return SmartThingsHub(args.smartthings_token, base_url=args.smartthings_url)
+        hub = SmartThingsHub(args.smartthings_token, base_url=args.smartthings_url)
     except ValueError as exc:  # a URL that is not http(s)
         raise JiayuError(f"--smartthings-url: {exc}") from exc
+    # Its REST API is asked per turn: nothing to connect to before the first one.
+    log.info("using SmartThings' API at %s", hub.client.base_url)
+    return hub
 
 
 def _without_secret(parts: SplitResult) -> str:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import logging
 from pathlib import Path
 from typing import Any
 
@@ -142,14 +143,18 @@ def test_home_assistant_refusing_the_token_is_one_line_without_it(demo_home: Hom
     assert "\n" not in str(caught.value)
 
 
-def test_zigbee2mqtt_through_a_real_broker(broker: Broker) -> None:
+def test_zigbee2mqtt_through_a_real_broker(
+    broker: Broker, caplog: pytest.LogCaptureFixture
+) -> None:
     devices: list[dict[str, Any]] = json.loads((Z2M / "bridge_devices.json").read_text("utf-8"))
     rooms = json.loads((Z2M / "rooms.json").read_text("utf-8"))
     home = parse_home(build_home(devices, rooms, name="测试之家"), "z2m home")
     fake = FakeZ2m(broker.host, broker.port, devices, {"书房插座": {"state": "OFF", "power": 0}})
     try:
         url = f"mqtt://{broker.host}:{broker.port}"
-        hub = hub_from_args(_args("--hub", "z2m", "--mqtt-url", url), home)
+        with caplog.at_level(logging.INFO, "jiayu"):
+            hub = hub_from_args(_args("--hub", "z2m", "--mqtt-url", url), home)
+        assert caplog.messages == [f"connected to zigbee2mqtt at {url}, base topic zigbee2mqtt"]
         try:
             plug = next(d.id for d in home.devices if d.name.endswith("插座"))
             hub.send(plug, "turn_on", {})
