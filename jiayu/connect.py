@@ -44,6 +44,22 @@ log = logging.getLogger(__name__)
 
 HUBS = ("sim", "ha", "z2m", "smartthings")
 SMARTTHINGS_API = "https://api.smartthings.com"
+SETTINGS: tuple[tuple[str, tuple[str, ...], str | None, str, str], ...] = (
+    ("--ha-url", ("JIAYU_HA_URL",), None, "URL",
+     "Home Assistant, e.g. http://homeassistant.local:8123"),
+    ("--ha-token", ("JIAYU_HA_TOKEN", "HA_TOKEN"), None, "TOKEN", "a long-lived access token"),
+    ("--mqtt-url", ("JIAYU_MQTT_URL",), None, "URL",
+     "the MQTT broker zigbee2mqtt uses, mqtt://[user[:password]@]host[:port]; the password "
+     "may instead be in JIAYU_MQTT_PASSWORD"),
+    ("--z2m-topic", ("JIAYU_Z2M_TOPIC",), "zigbee2mqtt", "TOPIC",
+     "zigbee2mqtt's base topic, default zigbee2mqtt"),
+    ("--smartthings-token", ("JIAYU_SMARTTHINGS_TOKEN", "SMARTTHINGS_TOKEN"), None, "TOKEN",
+     "a personal access token"),
+    ("--smartthings-url", ("JIAYU_SMARTTHINGS_URL",), SMARTTHINGS_API, "URL",
+     f"SmartThings' API root, default {SMARTTHINGS_API}"),
+)  # fmt: skip
+"""Each connection setting: its flag, the environment variables it defaults from (the first
+set wins), its default, and what it is."""
 
 
 def _env(*names: str) -> str | None:
@@ -61,43 +77,13 @@ def add_hub_arguments(parser: argparse.ArgumentParser) -> None:
         help="sim: the simulated hub (default; JIAYU_HUB), ha: Home Assistant, "
         "z2m: zigbee2mqtt over MQTT, smartthings: SmartThings' REST API",
     )
-    group.add_argument(
-        "--ha-url",
-        default=_env("JIAYU_HA_URL"),
-        metavar="URL",
-        help="Home Assistant, e.g. http://homeassistant.local:8123 (JIAYU_HA_URL)",
-    )
-    group.add_argument(
-        "--ha-token",
-        default=_env("JIAYU_HA_TOKEN", "HA_TOKEN"),
-        metavar="TOKEN",
-        help="a long-lived access token (JIAYU_HA_TOKEN or HA_TOKEN)",
-    )
-    group.add_argument(
-        "--mqtt-url",
-        default=_env("JIAYU_MQTT_URL"),
-        metavar="URL",
-        help="the MQTT broker zigbee2mqtt uses, mqtt://[user[:password]@]host[:port] "
-        "(JIAYU_MQTT_URL; the password may instead be in JIAYU_MQTT_PASSWORD)",
-    )
-    group.add_argument(
-        "--z2m-topic",
-        default=_env("JIAYU_Z2M_TOPIC") or "zigbee2mqtt",
-        metavar="TOPIC",
-        help="zigbee2mqtt's base topic (JIAYU_Z2M_TOPIC; default zigbee2mqtt)",
-    )
-    group.add_argument(
-        "--smartthings-token",
-        default=_env("JIAYU_SMARTTHINGS_TOKEN", "SMARTTHINGS_TOKEN"),
-        metavar="TOKEN",
-        help="a personal access token (JIAYU_SMARTTHINGS_TOKEN or SMARTTHINGS_TOKEN)",
-    )
-    group.add_argument(
-        "--smartthings-url",
-        default=_env("JIAYU_SMARTTHINGS_URL") or SMARTTHINGS_API,
-        metavar="URL",
-        help=f"SmartThings' API root (JIAYU_SMARTTHINGS_URL; default {SMARTTHINGS_API})",
-    )
+    for flag, variables, default, metavar, what in SETTINGS:
+        group.add_argument(
+            flag,
+            default=_env(*variables) or default,
+            metavar=metavar,
+            help=f"{what} ({' or '.join(variables)})",
+        )
 
 
 def need(module: str, extra: str, what: str) -> None:
