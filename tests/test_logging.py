@@ -28,9 +28,11 @@ SOURCES = (
     "planner",
     "executor",
     "grammar",
+    "custom_components/jiayu",
     "integrations/homeassistant/custom_components/jiayu",
 )
-"""Every folder whose modules are installed or loaded by Home Assistant."""
+"""Every folder whose modules are installed or loaded by Home Assistant (the integration's,
+where the checkout has it)."""
 LEVELS = frozenset({"debug", "info", "warning", "error", "exception", "critical", "log"})
 EVENT_NAME = re.compile(r"^[\w.]+$")
 """A message that is an identifier (`jiayu.hub_raised`): it says nothing by itself."""
