@@ -2,9 +2,10 @@
 
 Each reply is followed by the commands sent (`→ light_living set_brightness {"value": 40}`)
 and what changed on those devices (`客厅灯: brightness 60 → 40`), read from the hub before
-and after each command. Lines starting with `:` talk to the shell itself (`:help`). At a
-terminal there is a prompt and readline history (`~/.jiayu_history`, or `JIAYU_HISTORY`);
-from a pipe, each line is a turn and only the answers are printed.
+and after each command. Lines starting with `:` talk to the shell itself (`:help`; `:area`
+takes a room's id, name or alias, as `jiayu run --area` does). At a terminal there is a prompt
+and readline history (`~/.jiayu_history`, or `JIAYU_HISTORY`); from a pipe there is no prompt
+and each line is a turn.
 """
 
 from __future__ import annotations
