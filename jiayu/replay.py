@@ -258,18 +258,23 @@ class Report:
         return not (self.new_failures or self.now_passing or self.unexpected)
 
     @cached_property
-    def gate_stats(self) -> dict[str, tuple[int, int]] | None:
-        """tag → (turns, turns the gate would send to the LLM), a case under each of its tags
-        and under `(all)`; None unless every case was replayed with `stats`."""
+    def gate_stats(self) -> dict[str, tuple[int, int, int]] | None:
+        """tag → (turns, turns the gate would send to the LLM, of those the ones whose case
+        accepts `unknown`: meant not to be understood, as nonsense is), a case under each of
+        its tags and under `(all)`; None unless every case was replayed with `stats`."""
         if any(r.consults is None for r in self.replayed):
             return None
-        counts: dict[str, list[int]] = {ALL: [0, 0]}
+        counts: dict[str, list[int]] = {ALL: [0, 0, 0]}
         for r in self.replayed:
+            meant = r.consults and "unknown" in allowed_outcomes(r.case.expect)
             for tag in (ALL, *sorted(set(r.case.tags or ("untagged",)))):
-                row = counts.setdefault(tag, [0, 0])
+                row = counts.setdefault(tag, [0, 0, 0])
                 row[0] += 1
                 row[1] += bool(r.consults)
-        return {tag: (n, llm) for tag, (n, llm) in sorted(counts.items(), key=_all_first)}
+                row[2] += bool(meant)
+        return {
+            tag: (n, llm, meant) for tag, (n, llm, meant) in sorted(counts.items(), key=_all_first)
+        }
 
     @cached_property
     def by_tag(self) -> dict[str, tuple[int, int]]:
@@ -380,8 +385,13 @@ class Report:
             "gate": None
             if self.gate_stats is None
             else {
-                tag: {"turns": n, "grammar_alone": (n - llm) / n, "would_consult_llm": llm / n}
-                for tag, (n, llm) in self.gate_stats.items()
+                tag: {
+                    "turns": n,
+                    "grammar_alone": (n - llm) / n,
+                    "would_consult_llm": llm / n,
+                    "would_consult_llm_meant_unknown": meant / n,
+                }
+                for tag, (n, llm, meant) in self.gate_stats.items()
             },
         }
 
@@ -452,14 +462,18 @@ def _all_first(item: tuple[str, list[int]]) -> tuple[bool, str]:
     return (item[0] != ALL, item[0])
 
 
-def _gate_table(stats: dict[str, tuple[int, int]]) -> list[str]:
+def _gate_table(stats: dict[str, tuple[int, int, int]]) -> list[str]:
     width = max(len("tag"), *map(len, stats))
     lines = [
         "the whole-utterance gate: understood by the grammar alone, or sent to the LLM",
-        f"{'tag':<{width}} {'turns':>6} {'grammar':>8} {'LLM':>7}",
+        "(meant unknown: sent to the LLM by cases that accept unknown, such as nonsense)",
+        f"{'tag':<{width}} {'turns':>6} {'grammar':>8} {'LLM':>7} {'meant unknown':>14}",
     ]
-    for tag, (n, llm) in stats.items():
-        lines.append(f"{tag:<{width}} {n:>6} {_pct((n - llm) / n):>8} {_pct(llm / n):>7}")
+    for tag, (n, llm, meant) in stats.items():
+        lines.append(
+            f"{tag:<{width}} {n:>6} {_pct((n - llm) / n):>8} {_pct(llm / n):>7}"
+            f" {_pct(meant / n):>14}"
+        )
     return lines
 
 
