@@ -170,7 +170,7 @@ def _run(example: str, cwd: Path, **env: str) -> str:
     done = subprocess.run(
         [sys.executable, str(EXAMPLES / example)],
         cwd=cwd,
-        env={**os.environ, "PYTHONPATH": str(ROOT), **env},
+        env={**os.environ, **env},
         capture_output=True,
         text=True,
         timeout=120,
