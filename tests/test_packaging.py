@@ -76,6 +76,21 @@ def test_twine_accepts_the_sdist_and_the_wheel(dist: Path) -> None:
     assert checked.returncode == 0, checked.stdout + checked.stderr
 
 
+def test_the_wheel_installs_one_top_level_package_with_its_data(dist: Path) -> None:
+    names = zipfile.ZipFile(_wheel(dist)).namelist()
+    top = {n.split("/")[0] for n in names if not n.split("/")[0].endswith(".dist-info")}
+    assert top == {"jiayu"}  # generic folders (compiler, executor) only under jiayu
+    for data in (
+        "jiayu/grammar/jiayu.lark",
+        "jiayu/grammar/jiayu.tables.json",
+        "jiayu/corpus/homes/demo.json",
+        "jiayu/schemas/home.schema.json",
+        "jiayu/py.typed",
+        "jiayu/__main__.py",
+    ):
+        assert data in names, data
+
+
 def test_the_wheel_declares_each_extra(dist: Path) -> None:
     with zipfile.ZipFile(_wheel(dist)) as wheel:
         metadata = wheel.read(f"jiayu-{VERSION}.dist-info/METADATA").decode()
