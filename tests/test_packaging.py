@@ -3,8 +3,9 @@ wheel, installed from the built file into a fresh virtual environment, runs the 
 with each extra (qwen, mqtt, homeassistant, wyoming) and its dependency importable, and without
 any extra names the one to install instead of failing with a traceback.
 
-The extras come from PyPI (uv's cache makes a second run quick); each step is bounded, so the
-whole module stays within about a minute on a warm cache.
+The extras come from PyPI (uv's cache makes a second run quick; without PyPI those tests skip
+unless JIAYU_REQUIRE_PYPI is set, as CI sets it); each step is bounded, and the module takes
+about 10 s on a warm cache.
 """
 
 from __future__ import annotations
@@ -47,8 +48,7 @@ def _run(argv: Sequence[str], cwd: Path | None = None) -> subprocess.CompletedPr
 @pytest.fixture(scope="module")
 def dist(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("dist")
-    built = _run(["uv", "build", "--sdist", "--wheel", "--out-dir", str(out), str(ROOT)])
-    assert built.returncode == 0, built.stderr
+    _succeeded(_run(["uv", "build", "--sdist", "--wheel", "--out-dir", str(out), str(ROOT)]))
     return out
 
 
@@ -61,9 +61,20 @@ def _venv(folder: Path, requirement: str) -> Path:
     made = _run(["uv", "venv", "--quiet", "--python", sys.executable, str(folder)])
     assert made.returncode == 0, made.stderr
     python = folder / "bin" / "python"
-    installed = _run(["uv", "pip", "install", "--quiet", "--python", str(python), requirement])
-    assert installed.returncode == 0, installed.stderr
+    _succeeded(_run(["uv", "pip", "install", "--quiet", "--python", str(python), requirement]))
     return python
+
+
+def _succeeded(done: subprocess.CompletedProcess[str]) -> None:
+    """A build or install went through. The build backend and the extras come from PyPI: a
+    machine that cannot reach it (and has nothing cached) skips, unless JIAYU_REQUIRE_PYPI says
+    it must not (CI)."""
+    words = ("failed to fetch", "dns error", "connect error", "timed out", "network", "offline")
+    if done.returncode != 0 and any(word in done.stderr.lower() for word in words):
+        if os.environ.get("JIAYU_REQUIRE_PYPI"):
+            pytest.fail(f"PyPI is unreachable, and JIAYU_REQUIRE_PYPI is set: {done.stderr}")
+        pytest.skip("PyPI is unreachable (set JIAYU_REQUIRE_PYPI to fail instead)")
+    assert done.returncode == 0, done.stderr
 
 
 def test_twine_accepts_the_sdist_and_the_wheel(dist: Path) -> None:
