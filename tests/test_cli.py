@@ -1,13 +1,18 @@
 """The `jiayu` command as a user meets it: `python -m jiayu`, `--version`, `--log-level`,
-`--area` by id or name, `parse` per argument, and one line naming the extra to install."""
+`--area` by id or name, `parse` per argument, one line naming the extra to install, and `run`
+and `shell` on real hubs' protocols (the loopback fake of Home Assistant; a fake zigbee2mqtt
+bridge on a real mosquitto)."""
 
 from __future__ import annotations
 
+import io
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from mqtt_broker import Broker
+from test_examples import HA_TOKEN, ha_url, home_assistant, zigbee2mqtt
 
 import jiayu
 from jiayu.cli import main
@@ -96,3 +101,39 @@ def test_a_missing_module_met_anywhere_names_its_extra(
     assert main(argv) == 2
     err = capsys.readouterr().err
     assert len(err.splitlines()) == 1 and "jiayu[homeassistant]" in err
+
+
+def test_run_drives_home_assistant(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    with home_assistant() as fake:
+        home, url = str(tmp_path / "home.json"), ha_url(fake)
+        assert main(["home", "from-ha", "--url", url, "--token", HA_TOKEN, "--out", home]) == 0
+        capsys.readouterr()
+        hub = ["--hub", "ha", "--ha-url", url, "--ha-token", HA_TOKEN]
+        assert main(["run", "--home", home, *hub, "打开客厅的大灯", "卧室空调调到26度"]) == 0
+        assert capsys.readouterr().out.splitlines() == [
+            "好的，已打开客厅吸顶灯",
+            "好的，已把卧室空调温度调到26度",
+        ]
+        assert fake.states["light.ceiling"]["state"] == "on"
+
+
+def test_the_shell_drives_zigbee2mqtt(
+    broker: Broker, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with zigbee2mqtt(broker.host, broker.port) as bridge:
+        home = str(tmp_path / "home.json")
+        where = ["--host", broker.host, "--port", str(broker.port)]
+        rooms = str(ROOT / "tests" / "data" / "z2m" / "rooms.json")
+        assert main(["home", "from-z2m", *where, "--rooms", rooms, "--out", home]) == 0
+        monkeypatch.setattr(sys, "stdin", io.StringIO(":area 书房\n开灯\n"))
+        out = io.StringIO()
+        monkeypatch.setattr(sys, "stdout", out)
+        mqtt = f"mqtt://{broker.host}:{broker.port}"
+        assert main(["shell", "--home", home, "--hub", "z2m", "--mqtt-url", mqtt]) == 0
+        assert out.getvalue().splitlines() == [
+            "房间：书房（study）",
+            "好的，已打开书房插座",
+            "  → z2m_0xa4c1380000ac0006 turn_on {}",
+            "  书房插座: on false → true",
+        ]
+        assert bridge.states["书房插座"]["state"] == "ON"
