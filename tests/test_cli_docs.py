@@ -1,15 +1,20 @@
 """The documents in the repository say what the code does: docs/contracts.md's table of
-capabilities, commands, parameters, state attributes and limits is the catalog's, and every
-relative link in the README and docs/ names a file that is there."""
+capabilities, commands, parameters, state attributes and limits is the catalog's, its examples
+of a home file, a Result and a corpus case pass their schemas, and every relative link in the
+README and docs/ names a file that is there."""
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
+from typing import Any
 
 import pytest
+from jsonschema import Draft202012Validator
 
 from jiayu.catalog import ATTRIBUTE_CAPABILITIES, CAPABILITIES, COMMANDS, LIMIT_KEYS
+from jiayu.home import parse_home
 
 ROOT = Path(__file__).resolve().parent.parent
 CONTRACTS = ROOT / "docs" / "contracts.md"
@@ -73,3 +78,23 @@ def test_no_document_cites_one_the_repository_does_not_ship() -> None:
     for document in DOCUMENTS:
         text = document.read_text("utf-8")
         assert "CONTRACTS.md" not in text and "../shared" not in text, document.name
+
+
+def _json_blocks() -> list[Any]:
+    text = CONTRACTS.read_text("utf-8")
+    return [json.loads(block) for block in re.findall(r"```json\n(.*?)```", text, re.S)]
+
+
+def _schema(name: str) -> dict[str, Any]:
+    loaded: dict[str, Any] = json.loads(
+        (ROOT / "jiayu" / "schemas" / f"{name}.schema.json").read_text("utf-8")
+    )
+    return loaded
+
+
+def test_the_contracts_examples_are_valid() -> None:
+    home, result, case = _json_blocks()
+    parse_home(home, "docs/contracts.md")  # HomeError names what is wrong
+    assert list(Draft202012Validator(_schema("result")).iter_errors(result)) == []
+    assert list(Draft202012Validator(_schema("case")).iter_errors(case)) == []
+    assert set(result) == set(_schema("result")["properties"])  # it shows every field
