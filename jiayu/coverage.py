@@ -39,9 +39,9 @@ from lark.lexer import Lexer
 from jiayu.cases import Case, load_cases
 from jiayu.compiler import Lexicon, compile_text
 from jiayu.compiler.lalr import grammar_text
-from jiayu.compiler.lexicon import FILLER
+from jiayu.compiler.lexicon import CLF, FILLER, Entry
 from jiayu.grammar import vocab
-from jiayu.home import load_home
+from jiayu.home import load_home, parse_home
 from jiayu.ir import Parse, Token
 from jiayu.text import normalize
 
@@ -245,20 +245,35 @@ def _grammar_map() -> GrammarMap:
 NUMERAL = "NUMERAL"
 """The table name given to vocab.DIGITS and vocab.UNITS, read by the number scanner."""
 COMPOUND = "COMPOUND"
-"""vocab.COMPOUNDS: words lexed as several tokens (锁门 → 锁上 + 门)."""
+"""Words lexed as several tokens (锁门 → 锁上 + 门)."""
 ROOM_SYNONYM = "ROOM_SYNONYM"
 """The everyday variants of vocab.ROOM_SYNONYMS, which become aliases of a home's rooms."""
+_KIND_NAMES = {CLF: "CLASSIFIER"}
+
+
+@cache
+def _vocabulary() -> dict[str, Entry]:
+    """The lexer's fixed vocabulary as the lexicon builds it, listed and composed words alike:
+    the entries of a lexicon on a home with nothing of its own."""
+    empty = parse_home({"version": 1, "name": "-", "devices": []}, "the fixed vocabulary")
+    return dict(Lexicon(empty).entries)
+
+
+def _compounds() -> dict[str, Any]:
+    """Each compound word → its parts, as the lexer reads it."""
+    return {w: e.value for w, e in _vocabulary().items() if e.kind == COMPOUND}
 
 
 def fixed_words() -> dict[str, tuple[str, ...]]:
-    """Every fixed word → the vocabulary tables it is listed in."""
+    """Every fixed word → the vocabulary tables it is in (a wake word is a filler the lexer
+    drops, named apart here)."""
     tables: dict[str, list[str]] = {}
+    wake = frozenset(vocab.WAKE_WORDS)
     listed: list[tuple[str, Iterable[str]]] = [
-        ("WAKE", vocab.WAKE_WORDS),
-        ("FILLER", vocab.FILLERS),
-        ("CLASSIFIER", vocab.CLASSIFIERS),
-        *((kind, table) for kind, table in vocab.TABLES.items()),
-        (COMPOUND, vocab.COMPOUNDS),
+        *(
+            ("WAKE" if word in wake else _KIND_NAMES.get(entry.kind, entry.kind), (word,))
+            for word, entry in _vocabulary().items()
+        ),
         (ROOM_SYNONYM, (variant for _, variant in vocab.ROOM_SYNONYMS)),
         (NUMERAL, (*vocab.DIGITS, *vocab.UNITS)),
     ]
@@ -280,7 +295,7 @@ def words_in(
         elif token.text in fixed and token.said == token.text:
             # Said as written: not a pinyin slip (等 for 灯), not a compound's part.
             yield token.text
-        for word, parts in vocab.COMPOUNDS.items():
+        for word, parts in _compounds().items():
             # A compound is lexed as its parts: its first part starts where the word does.
             _, canonical, _, said = parts[0]
             if (

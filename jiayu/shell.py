@@ -2,9 +2,10 @@
 
 Each reply is followed by the commands sent (`→ light_living set_brightness {"value": 40}`)
 and what changed on those devices (`客厅灯: brightness 60 → 40`), read from the hub before
-and after each command. Lines starting with `:` talk to the shell itself (`:help`). At a
-terminal there is a prompt and readline history (`~/.jiayu_history`, or `JIAYU_HISTORY`);
-from a pipe, each line is a turn and only the answers are printed.
+and after each command. Lines starting with `:` talk to the shell itself (`:help`; `:area`
+takes a room's id, name or alias, as `jiayu run --area` does). At a terminal there is a prompt
+and readline history (`~/.jiayu_history`, or `JIAYU_HISTORY`); from a pipe there is no prompt
+and each line is a turn.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from typing import Any, TextIO
 
 from jiayu.engine import Engine
 from jiayu.executor.hubs.base import HubError, Reads
-from jiayu.home import Device, plain_name
+from jiayu.home import Device, Home, Room, plain_name
 from jiayu.ir import Command
 
 PROMPT = "家语> "
@@ -163,18 +164,12 @@ class Shell:
             self.area = None
             self.say("房间：（无）")
             return
-        home = self.engine.home
-        key = plain_name(arg)
-        found = [
-            room
-            for room in home.rooms
-            if room.id == arg or key in {plain_name(w) for w in (room.name, *room.aliases)}
-        ]
-        if len(found) != 1:
+        room = find_room(self.engine.home, arg)
+        if room is None:
             self.say(f"家里没有叫“{arg}”的房间")
             return
-        self.area = found[0].id
-        self.say(f"房间：{found[0].name}（{found[0].id}）")
+        self.area = room.id
+        self.say(f"房间：{room.name}（{room.id}）")
 
     def _devices(self, arg: str | None) -> Iterable[Device]:
         home = self.engine.home
@@ -199,6 +194,18 @@ class Shell:
                 f"读不到（{state.reason}）" if isinstance(state, HubError) else _dump(dict(state))
             )
             self.say(f"{self._name(device.id)} ({device.id}): {shown}")
+
+
+def find_room(home: Home, said: str) -> Room | None:
+    """The room with this id, or the one room with this name or alias (None: no such room,
+    or several)."""
+    key = plain_name(said)
+    found = [
+        room
+        for room in home.rooms
+        if room.id == said or key in {plain_name(w) for w in (room.name, *room.aliases)}
+    ]
+    return found[0] if len(found) == 1 else None
 
 
 def _history_file() -> Path:

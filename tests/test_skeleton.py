@@ -1,12 +1,10 @@
-"""The walking skeleton end to end: CLI, engine, hub, packaging."""
+"""The walking skeleton end to end: CLI, engine, hub (the package itself: test_packaging.py)."""
 
 from __future__ import annotations
 
 import json
-import shutil
 import subprocess
 import sys
-import zipfile
 from pathlib import Path
 
 import pytest
@@ -87,19 +85,3 @@ def test_replay_rejects_a_malformed_case_with_file_line_and_pointer(
     path.write_text('{"id": "x", "home": "h.json", "text": "开灯", "expect": {}}\n', "utf-8")
     assert main(["replay", str(path)]) == 2
     assert capsys.readouterr().err.startswith(f"{path}:1: /expect: missing required key")
-
-
-@pytest.mark.skipif(shutil.which("uv") is None, reason="building the wheel needs uv")
-def test_the_wheel_installs_one_top_level_package_with_the_grammar(tmp_path: Path) -> None:
-    subprocess.run(
-        ["uv", "build", "--wheel", "--out-dir", str(tmp_path), str(ROOT)],
-        check=True,
-        capture_output=True,
-    )
-    wheel = next(tmp_path.glob("jiayu-*.whl"))
-    names = zipfile.ZipFile(wheel).namelist()
-    top = {n.split("/")[0] for n in names if not n.split("/")[0].endswith(".dist-info")}
-    assert top == {"jiayu"}
-    assert "jiayu/grammar/jiayu.lark" in names
-    assert "jiayu/corpus/homes/demo.json" in names
-    assert "jiayu/schemas/home.schema.json" in names

@@ -1,0 +1,7 @@
+"""`python -m jiayu`: the `jiayu` command."""
+
+import sys
+
+from jiayu.cli import main
+
+sys.exit(main())
