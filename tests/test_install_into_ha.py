@@ -14,7 +14,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 SCRIPT = ROOT / "scripts" / "install-into-ha"
-MANIFEST = ROOT / "integrations" / "homeassistant" / "custom_components" / "jiayu" / "manifest.json"
+MANIFEST = ROOT / "custom_components" / "jiayu" / "manifest.json"
 
 
 def _ha_python() -> str:

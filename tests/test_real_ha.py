@@ -210,7 +210,7 @@ def ha(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RealHA]:
     port = _free_port()
     (config / "configuration.yaml").write_text(CONFIGURATION.format(port=port), encoding="utf-8")
     (config / "custom_components").mkdir()
-    (config / "custom_components" / "jiayu").symlink_to(INTEGRATION / "custom_components" / "jiayu")
+    (config / "custom_components" / "jiayu").symlink_to(ROOT / "custom_components" / "jiayu")
     log = config / "ha.out"
     url = f"http://127.0.0.1:{port}"
     with log.open("wb") as out:
