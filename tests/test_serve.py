@@ -124,6 +124,24 @@ def test_a_transcript_is_a_turn_of_its_conversation(demo_home: Home) -> None:
     asyncio.run(main())
 
 
+def test_a_client_that_names_no_conversation_is_one_conversation(demo_home: Home) -> None:
+    # HA 2025.4 sends a transcript's text only, over a new connection each time.
+    async def main() -> None:
+        hub = SimulatedHub(demo_home)
+        engine = Engine(demo_home, hub=hub)
+        async with serving(engine) as first:
+            asked = await first.say("打开入户门锁")
+            assert "确认" in (asked.data.get("text") or "")
+            port = first.client.port
+            async with AsyncTcpClient("127.0.0.1", port) as raw:
+                confirmed = await Client(raw).say("确认")
+            assert Handled.is_type(confirmed.type), confirmed
+            assert _hub_state(hub, "lock_front")["locked"] is False
+            assert confirmed.data["context"] == {"conversation_id": "wyoming-127.0.0.1"}
+
+    asyncio.run(main())
+
+
 def test_what_jiayu_cannot_do_is_not_handled_with_the_reason(demo_home: Home) -> None:
     async def main() -> None:
         hub = SimulatedHub(demo_home)

@@ -92,4 +92,3 @@ async def answer(
     session.messages.clear()
     reply = say("told.all", messages=[handled.reply, *late]) if late else handled.reply
     return Answer(reply, handled.outcome, result)
-

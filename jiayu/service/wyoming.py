@@ -6,7 +6,9 @@ The shape of wyoming-faster-whisper and wyoming-piper: one `AsyncEventHandler` p
 connection, answering `describe` with the program's `Info` and each `transcript` with
 `handled` (the reply) or `not-handled` (the reason). A transcript's `context` carries the
 conversation id (jiayu's session) and, from newer HA releases, the satellite's `device_id`,
-whose area is the speaker's room.
+whose area is the speaker's room. A client that sends no context (HA 2025.4's wyoming 1.5.4
+drops it, and opens a connection per sentence) is one conversation per client host, as
+`jiayu run` is one session: so 确认 still answers the question asked just before.
 """
 
 from __future__ import annotations
@@ -81,8 +83,9 @@ class TurnHandler(AsyncEventHandler):
         self.described = described
         self.area_of = area_of
         self.settle_s = settle_s
-        # A client that names no conversation has one per connection.
-        self.connection = f"wyoming-{uuid.uuid4().hex}"
+        # A client that names no conversation is one, per host it connects from.
+        peer = writer.get_extra_info("peername")
+        self.unnamed = f"wyoming-{peer[0] if isinstance(peer, tuple) else uuid.uuid4().hex}"
 
     async def handle_event(self, event: Event) -> bool:
         if Describe.is_type(event.type):
@@ -95,7 +98,7 @@ class TurnHandler(AsyncEventHandler):
 
     async def _turn(self, transcript: Transcript) -> Event:
         context: dict[str, Any] = dict(transcript.context or {})
-        session = str(context.get("conversation_id") or self.connection)
+        session = str(context.get("conversation_id") or self.unnamed)
         device = context.get("device_id")
         area = None
         if isinstance(device, str) and self.area_of is not None:
