@@ -3,14 +3,19 @@
     jiayu serve --wyoming tcp://0.0.0.0:10700 [--home FILE] [--hub sim|ha ...]
                 [--schedules FILE] [--preferences FILE] [--audit FILE]
 
-The Wyoming protocol's `handle` program (jiayu/service/wyoming.py): add it in Home Assistant
-as a Wyoming service (host, port) and pick it as the assistant's conversation agent. With
-`--hub ha` the home is Home Assistant's own (its areas, floors and the entities exposed to
-Assist, or `--home`), commands go to it over its WebSocket API, delayed commands keep HA's time
-zone, and a satellite's device id becomes the speaker's room through HA's device registry.
-Otherwise the simulated hub runs on the home file (the demo home by default).
+First the Wyoming protocol's `handle` program: what Home Assistant's `wyoming` integration
+makes a conversation agent of, so any HA install (OS, container, core) can use jiayu without
+installing anything into HA; the shape of wyoming-faster-whisper and wyoming-piper (one
+`AsyncEventHandler` per connection, `describe` answered with the program's `Info`, each
+`transcript` with `handled` or `not-handled`). With `--hub ha` the home is Home Assistant's own
+(its areas, floors and the entities exposed to Assist, or `--home`), commands go to it over its
+WebSocket API, delayed commands keep HA's time zone, and a satellite's device id becomes the
+speaker's room through HA's device registry. Otherwise the simulated hub runs on the home file
+(the demo home by default).
 
-The `wyoming` package (extra `jiayu[wyoming]`) is imported only when serving.
+No logic of its own: a message is one `Engine.handle` with the session and the speaker's room
+the message carries (`answer`, which HA's conversation agent in custom_components/jiayu uses
+too). The `wyoming` package (extra `jiayu[wyoming]`) is imported only when serving.
 """
 
 from __future__ import annotations
@@ -20,22 +25,215 @@ import asyncio
 import logging
 import signal
 import sys
-from collections.abc import Sequence
+import uuid
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
+from importlib.metadata import version
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from zoneinfo import ZoneInfo
 
 from jiayu.connect import add_hub_arguments, close_hub, hub_from_args, need
 from jiayu.errors import JiayuError
+from jiayu.grammar.phrases import say
+from jiayu.result import Outcome, Result
 
 if TYPE_CHECKING:
+    from wyoming.info import Info
+    from wyoming.server import HandlerFactory
+
     from jiayu.engine import Engine
+    from jiayu.executor.events import Event
     from jiayu.executor.hubs import Hub
     from jiayu.executor.hubs.homeassistant import HomeAssistantHub
     from jiayu.home import Home
-    from jiayu.service.wyoming import AreaOf
 
 log = logging.getLogger(__name__)
+
+# --- one turn, as a service answers it -----------------------------------------------
+#
+# A service that answers once per message can wait for the hub before it answers: the caller
+# then reads back states that have changed, and a failure is told in this answer rather than
+# the session's next one. A turn that starts a long scene is not waited for (its Result comes
+# after the last step), nor is a hub slower than `settle_s`: the runtime's first reply is
+# said, which never claims what has not happened, and what came of it is told at the
+# session's next reply.
+
+REFUSED: frozenset[Outcome] = frozenset({"unknown", "rejected"})
+"""Outcomes that did nothing because nothing could be done: a protocol's "not handled"."""
+
+
+@dataclass(frozen=True)
+class Answer:
+    """What a service says for one message."""
+
+    reply: str
+    """The words to say: the runtime's reply, then what failed if the hub already said so."""
+    outcome: Outcome
+    """What the turn decided (executed, clarify, confirm, ...)."""
+    result: Result | None
+    """The final Result, when the turn's commands were all tried before answering."""
+
+    @property
+    def handled(self) -> bool:
+        """False when the turn did nothing: not understood, refused, or every command failed."""
+        if self.outcome in REFUSED:
+            return False
+        return self.result is None or not (self.result.failures and not self.result.commands)
+
+    @property
+    def asks(self) -> bool:
+        """The reply is a question (which one? 确认?): the speaker's next words answer it."""
+        return self.outcome in ("clarify", "confirm")
+
+
+async def answer(
+    engine: Engine,
+    text: str,
+    session_id: str,
+    *,
+    area: str | None = None,
+    user: str | None = None,
+    settle_s: float = 10.0,
+) -> Answer:
+    """Run one turn on the engine's runtime and answer it once its commands are tried (at most
+    `settle_s`, and not past the start of a long scene)."""
+    scene = asyncio.get_running_loop().create_future()
+    numbers: set[int] = set()
+
+    def heard(event: Event) -> None:
+        # A scene's Result waits for its last step: stop waiting when this turn starts one.
+        if event.kind == "scene.started" and event.turn in numbers and not scene.done():
+            scene.set_result(None)
+
+    unsubscribe = engine.subscribe(session_id, heard)
+    try:
+        handled = await engine.handle(text, session_id, area=area, user=user)
+        numbers.add(handled.turn)
+        done, _ = await asyncio.wait(
+            {handled.result, scene}, timeout=settle_s, return_when=asyncio.FIRST_COMPLETED
+        )
+    finally:
+        unsubscribe()
+        if not scene.done():
+            scene.cancel()
+    if handled.result not in done:
+        log.debug("turn %s of %s still running: answered first", handled.turn, session_id)
+        return Answer(handled.reply, handled.outcome, None)
+    result = handled.result.result()
+    # What failed was queued for the session's next reply; this answer is that reply.
+    session = engine.session(session_id)
+    late = list(session.messages)
+    session.messages.clear()
+    reply = say("told.all", messages=[handled.reply, *late]) if late else handled.reply
+    return Answer(reply, handled.outcome, result)
+
+
+# --- the Wyoming protocol ----------------------------------------------------------------
+
+LANGUAGES = ["zh-CN", "zh-TW", "zh-HK"]
+"""Mainland, Taiwanese and Hong Kong Chinese: scripts and regional words are normalised."""
+URL = "https://github.com/jiayu-home/jiayu"
+
+AreaOf = Callable[[str], Awaitable[str | None]]
+"""The speaker's room id for a satellite's device id (None: unknown, or in no area)."""
+
+
+def info() -> Info:
+    """What `describe` answers: one installed `handle` program that controls the home."""
+    from wyoming.info import Attribution, HandleModel, HandleProgram, Info
+
+    attribution = Attribution(name="jiayu", url=URL)
+    jiayu_version = version("jiayu")
+    model = HandleModel(
+        name="jiayu",
+        description="Chinese smart-home commands, rule-first",
+        attribution=attribution,
+        installed=True,
+        version=jiayu_version,
+        languages=LANGUAGES,
+    )
+    program = HandleProgram(
+        name="jiayu",
+        description="家语: Chinese speech to safe device commands",
+        attribution=attribution,
+        installed=True,
+        version=jiayu_version,
+        models=[model],
+        supports_home_control=True,
+    )
+    return Info(handle=[program])
+
+
+def wyoming_handler(engine: Engine, area_of: AreaOf | None, settle_s: float) -> HandlerFactory:
+    """The handler of one client connection: each transcript is one turn of the session its
+    context's `conversation_id` names, in the room of its `device_id` (newer HA releases). A
+    client that sends no context (HA 2025.4's wyoming 1.5.4 drops it, and opens a connection
+    per sentence) is one conversation per host it connects from, as `jiayu run` is one
+    session: so 确认 still answers the question asked just before."""
+    from wyoming.asr import Transcript
+    from wyoming.event import Event as Message
+    from wyoming.handle import Handled, NotHandled
+    from wyoming.info import Describe
+    from wyoming.server import AsyncEventHandler
+
+    described = info().event()
+
+    class TurnHandler(AsyncEventHandler):
+        def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+            super().__init__(reader, writer)
+            peer = writer.get_extra_info("peername")
+            self.unnamed = f"wyoming-{peer[0] if isinstance(peer, tuple) else uuid.uuid4().hex}"
+
+        async def handle_event(self, event: Message) -> bool:
+            if Describe.is_type(event.type):
+                await self.write_event(described)
+            elif Transcript.is_type(event.type):
+                await self.write_event(await self.turn(Transcript.from_event(event)))
+            else:
+                log.debug("wyoming event %s ignored", event.type)
+            return True
+
+        async def turn(self, transcript: Transcript) -> Message:
+            context: dict[str, Any] = dict(transcript.context or {})
+            session = str(context.get("conversation_id") or self.unnamed)
+            device = context.get("device_id")
+            area = None
+            if isinstance(device, str) and area_of is not None:
+                area = await area_of(device)
+            said = await answer(engine, transcript.text, session, area=area, settle_s=settle_s)
+            log.debug("wyoming turn of %s in %s: %s", session, area, said.outcome)
+            reply_context = {**context, "conversation_id": session}
+            if said.handled:
+                return Handled(said.reply, context=reply_context).event()
+            return NotHandled(said.reply, context=reply_context).event()
+
+    return TurnHandler
+
+
+async def serve_wyoming(
+    engine: Engine,
+    uri: str,
+    *,
+    area_of: AreaOf | None = None,
+    settle_s: float = 10.0,
+    stop: asyncio.Event,
+) -> None:
+    """Serve `engine` at `uri` (tcp://HOST:PORT, unix://PATH) until `stop` is set; the engine's
+    runtime runs for as long (kept schedules fire from the start)."""
+    from wyoming.server import AsyncServer
+
+    server = AsyncServer.from_uri(uri)
+    async with engine:
+        await server.start(wyoming_handler(engine, area_of, settle_s))
+        log.info("jiayu serving the Wyoming protocol at %s", uri)
+        try:
+            await stop.wait()
+        finally:
+            await server.stop()
+
+
+# --- the command -------------------------------------------------------------------------
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -139,13 +337,11 @@ def _area_of(hub: Hub) -> AreaOf | None:
 
 
 async def _serve(engine: Engine, uri: str, area_of: AreaOf | None, settle_s: float) -> None:
-    from jiayu.service.wyoming import serve
-
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for signum in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(signum, stop.set)
-    await serve(engine, uri, area_of=area_of, settle_s=settle_s, stop=stop)
+    await serve_wyoming(engine, uri, area_of=area_of, settle_s=settle_s, stop=stop)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -28,7 +28,7 @@ from jiayu.engine import Engine
 from jiayu.executor.clock import ManualClock
 from jiayu.executor.hubs import SimulatedHub
 from jiayu.home import Home
-from jiayu.service.wyoming import serve
+from jiayu.serve import serve_wyoming
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -63,7 +63,7 @@ async def serving(
     port = _free_port()
     stop = asyncio.Event()
     task = asyncio.create_task(
-        serve(engine, f"tcp://127.0.0.1:{port}", area_of=area_of, stop=stop, settle_s=5)
+        serve_wyoming(engine, f"tcp://127.0.0.1:{port}", area_of=area_of, stop=stop, settle_s=5)
     )
     for _ in range(200):
         try:

@@ -42,7 +42,7 @@ from .issues import entity_gone, entity_renamed, missing_entities
 
 PLATFORMS = [Platform.CONVERSATION]
 
-_LOGGER = logging.getLogger(__name__)
+log = logging.getLogger(__name__)
 
 
 @dataclass
@@ -123,7 +123,7 @@ async def async_setup_entry(hass: HomeAssistant, entry: JiayuConfigEntry) -> boo
             engine = await runtime.async_engine()
         except JiayuError as err:
             runtime.errors.append(str(err).splitlines()[0])
-            _LOGGER.error("jiayu has no valid home: %s", err)
+            log.error("jiayu has no valid home: %s", err)
             return
         missing_entities(hass, entry, engine.home)
 

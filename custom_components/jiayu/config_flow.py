@@ -13,7 +13,7 @@ from jiayu.home import load_home
 
 from .const import CONF_HOME_PATH, DOMAIN
 
-_LOGGER = logging.getLogger(__name__)
+log = logging.getLogger(__name__)
 
 
 def _schema(default: str) -> vol.Schema:
@@ -32,7 +32,7 @@ async def _check(
     try:
         await hass.async_add_executor_job(load_home, path)
     except HomeError as err:
-        _LOGGER.warning("jiayu home file %s rejected: %s", path, err)
+        log.warning("jiayu home file %s rejected: %s", path, err)
         lines = str(err).splitlines()
         more = f" (+{len(lines) - 1})" if len(lines) > 1 else ""
         placeholders["error"] = lines[0] + more

@@ -12,13 +12,13 @@ from homeassistant.helpers import intent
 from homeassistant.helpers.entity_platform import AddConfigEntryEntitiesCallback
 from jiayu.errors import JiayuError
 from jiayu.importers.ha import room_id
-from jiayu.service.turns import Answer, answer
+from jiayu.serve import Answer, answer
 
 from . import JiayuConfigEntry
 from .const import LANGUAGES, SERVICE_TIMEOUT
 from .hub import SPEAKER
 
-_LOGGER = logging.getLogger(__name__)
+log = logging.getLogger(__name__)
 
 # Outcomes HA reports as an error, and as which one.
 _ERRORS = {
@@ -76,7 +76,7 @@ class JiayuConversationEntity(conversation.ConversationEntity):
         try:
             engine = await runtime.async_engine()
         except JiayuError as err:
-            _LOGGER.error("jiayu has no valid home: %s", err)
+            log.error("jiayu has no valid home: %s", err)
             response = intent.IntentResponse(language=user_input.language)
             response.async_set_error(
                 intent.IntentResponseErrorCode.FAILED_TO_HANDLE, "家语的家庭配置无效，请查看日志。"
@@ -94,7 +94,7 @@ class JiayuConversationEntity(conversation.ConversationEntity):
             )
         finally:
             SPEAKER.reset(token)
-        _LOGGER.debug("jiayu turn of %s: %s", chat_log.conversation_id, said.outcome)
+        log.debug("jiayu turn of %s: %s", chat_log.conversation_id, said.outcome)
         chat_log.async_add_assistant_content_without_tools(
             conversation.AssistantContent(agent_id=user_input.agent_id, content=said.reply)
         )

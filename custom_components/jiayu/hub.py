@@ -28,7 +28,7 @@ from jiayu.executor.hubs.homeassistant import device_state, service_call
 SPEAKER: ContextVar[Context | None] = ContextVar("jiayu_speaker", default=None)
 """The HA context of the sentence whose turn is running."""
 
-_LOGGER = logging.getLogger(__name__)
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -85,5 +85,5 @@ class HassHub:
         return state
 
     def _failed(self, device_id: str, command: str | None, reason: str, detail: str) -> None:
-        _LOGGER.warning("Home Assistant failed %s on %s: %s", command, device_id, detail)
+        log.warning("Home Assistant failed to %s %s: %s", command or "read", device_id, detail)
         self.failures.append(Failure(dt_util.utcnow(), device_id, command, reason, detail))

@@ -13,7 +13,7 @@ from jiayu.home import Home
 
 from .const import DOMAIN
 
-_LOGGER = logging.getLogger(__name__)
+log = logging.getLogger(__name__)
 
 
 def _issue_id(entry: ConfigEntry, entity_id: str) -> str:
@@ -26,10 +26,11 @@ def _raise(
     home: Home,
     entity_id: str,
     key: str,
+    why: str,
     **placeholders: str,
 ) -> None:
     name = home.device(entity_id).name
-    _LOGGER.warning("jiayu's device %s (%s): %s", name, entity_id, key)
+    log.warning("jiayu's device %s (%s) %s", name, entity_id, why)
     ir.async_create_issue(
         hass,
         DOMAIN,
@@ -49,7 +50,7 @@ def missing_entities(hass: HomeAssistant, entry: ConfigEntry, home: Home) -> lis
     for device in home.devices:
         if hass.states.get(device.id) is None:
             missing.append(device.id)
-            _raise(hass, entry, home, device.id, "entity_missing")
+            _raise(hass, entry, home, device.id, "entity_missing", "is not in Home Assistant")
         else:
             ir.async_delete_issue(hass, DOMAIN, _issue_id(entry, device.id))
     return missing
@@ -58,10 +59,10 @@ def missing_entities(hass: HomeAssistant, entry: ConfigEntry, home: Home) -> lis
 @callback
 def entity_gone(hass: HomeAssistant, entry: ConfigEntry, home: Home, entity_id: str) -> None:
     """HA's entity registry removed a device of the home."""
-    _raise(hass, entry, home, entity_id, "entity_removed")
+    _raise(hass, entry, home, entity_id, "entity_removed", "was removed from Home Assistant")
 
 
 @callback
 def entity_renamed(hass: HomeAssistant, entry: ConfigEntry, home: Home, old: str, new: str) -> None:
     """HA's entity registry gave a device of the home another entity id."""
-    _raise(hass, entry, home, old, "entity_renamed", new_entity_id=new)
+    _raise(hass, entry, home, old, "entity_renamed", f"was renamed to {new}", new_entity_id=new)
