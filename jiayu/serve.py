@@ -325,7 +325,12 @@ def _area_of(hub: Hub) -> AreaOf | None:
         return None
 
     async def area_of(device_id: str) -> str | None:
-        devices = await asyncio.to_thread(hub.command, {"type": "config/device_registry/list"})
+        try:
+            devices = await asyncio.to_thread(hub.command, {"type": "config/device_registry/list"})
+        except JiayuError as err:
+            # No room is safe: a place-less clause that needs one asks which (it never widens).
+            log.warning("no room for satellite %s: HA's device registry: %s", device_id, err)
+            return None
         for device in devices:
             if device.get("id") == device_id:
                 area = device.get("area_id")
