@@ -61,6 +61,7 @@ class FakeHomeAssistant:
         self.entities: list[dict[str, Any]] = []
         self.exposed: dict[str, dict[str, bool]] = {}
         self.location_name = "我的家"
+        self.time_zone = "Asia/Shanghai"
         self._lock = threading.Lock()
         self._subscribers: list[tuple[ServerConnection, int, threading.Lock]] = []
         self._connections: set[ServerConnection] = set()
@@ -171,7 +172,11 @@ class FakeHomeAssistant:
         if kind == "call_service":
             return self._call_service(message)
         if kind == "get_config":
-            config = {"location_name": self.location_name, "version": HA_VERSION}
+            config = {
+                "location_name": self.location_name,
+                "time_zone": self.time_zone,
+                "version": HA_VERSION,
+            }
             return {"success": True, "result": config}
         lists = {
             "config/floor_registry/list": self.floors,

@@ -14,7 +14,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 SCRIPT = ROOT / "scripts" / "install-into-ha"
-MANIFEST = ROOT / "integrations" / "homeassistant" / "custom_components" / "jiayu" / "manifest.json"
+MANIFEST = ROOT / "custom_components" / "jiayu" / "manifest.json"
 
 
 def _ha_python() -> str:
@@ -60,6 +60,18 @@ def test_the_command_installs_what_the_manifest_requires(tmp_path: Path, with_pi
         [str(python), "-c", turn], capture_output=True, text=True, cwd=tmp_path, check=True
     )
     assert said.stdout.strip() == "好的，已打开客厅灯"
+    # Everything the integration imports from jiayu is in the wheel.
+    modules = sorted(
+        {
+            line.split()[1]
+            for path in (ROOT / "custom_components" / "jiayu").glob("*.py")
+            for line in path.read_text(encoding="utf-8").splitlines()
+            if line.startswith("from jiayu")
+        }
+    )
+    assert "jiayu.serve" in modules
+    imports = ";".join(f"import {m}" for m in modules)
+    subprocess.run([str(python), "-c", imports], check=True, cwd=tmp_path)
     installed = config / "custom_components" / "jiayu"
     assert (installed / "manifest.json").read_text() == MANIFEST.read_text()
     assert (installed / "conversation.py").is_file()

@@ -13,21 +13,26 @@ skipped, unless `JIAYU_REQUIRE_REAL_HA=1` (CI), where its absence is a failure.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import signal
 import socket
 import subprocess
+import sys
 import time
 import urllib.error
 import urllib.parse
 import urllib.request
 from collections.abc import Iterator
 from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 import pytest
+from wyoming.asr import Transcript
+from wyoming.client import AsyncTcpClient
 
 from jiayu.cli import main
 from jiayu.engine import Engine
@@ -210,7 +215,7 @@ def ha(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RealHA]:
     port = _free_port()
     (config / "configuration.yaml").write_text(CONFIGURATION.format(port=port), encoding="utf-8")
     (config / "custom_components").mkdir()
-    (config / "custom_components" / "jiayu").symlink_to(INTEGRATION / "custom_components" / "jiayu")
+    (config / "custom_components" / "jiayu").symlink_to(ROOT / "custom_components" / "jiayu")
     log = config / "ha.out"
     url = f"http://127.0.0.1:{port}"
     with log.open("wb") as out:
@@ -268,7 +273,8 @@ def home_file(ha: RealHA, tmp_path_factory: pytest.TempPathFactory) -> Path:
 def _show(what: str, state: dict[str, Any], *keys: str) -> None:
     # What HA reports, printed for the record (pytest -s shows it).
     shown = {k: state["attributes"].get(k) for k in keys}
-    print(f"\n[real HA] {what}: {state['entity_id']} = {state['state']} {shown}")
+    since = f"since {state['last_changed']}" if "last_changed" in state else ""
+    print(f"\n[real HA] {what}: {state['entity_id']} = {state['state']} {shown} {since}")
 
 
 def test_from_ha_builds_the_chinese_home(home_file: Path) -> None:
@@ -331,7 +337,16 @@ def test_the_websocket_hub_drives_real_ha(ha: RealHA, home_file: Path) -> None:
         assert hvac["attributes"]["temperature"] == 26
 
 
-def test_the_conversation_agent_answers_on_real_ha(ha: RealHA) -> None:
+@dataclass
+class Agent:
+    """The jiayu integration's config entry and its conversation agent in the real HA."""
+
+    entry_id: str
+    entity_id: str
+
+
+@pytest.fixture(scope="module")
+def jiayu_agent(ha: RealHA) -> Agent:
     flow = _http(f"{ha.url}/api/config/config_entries/flow", {"handler": "jiayu"}, token=ha.token)
     done = _http(
         f"{ha.url}/api/config/config_entries/flow/{flow['flow_id']}",
@@ -339,15 +354,29 @@ def test_the_conversation_agent_answers_on_real_ha(ha: RealHA) -> None:
         token=ha.token,
     )
     assert done["type"] == "create_entry", done
-    agents = [
+    return Agent(done["result"]["entry_id"], _new_agent(ha, set()))
+
+
+def _agents(ha: RealHA) -> set[str]:
+    return {
         s["entity_id"]
         for s in _http(f"{ha.url}/api/states", token=ha.token)
         if s["entity_id"].startswith("conversation.")
         and s["entity_id"] != "conversation.home_assistant"
-    ]
-    assert len(agents) == 1, agents
-    agent = agents[0]
+    }
 
+
+def _new_agent(ha: RealHA, before: set[str]) -> str:
+    deadline = time.monotonic() + 30
+    while not (new := _agents(ha) - before):
+        assert time.monotonic() < deadline, "no conversation agent appeared"
+        time.sleep(0.2)
+    [agent] = new
+    return agent
+
+
+def test_the_conversation_agent_answers_on_real_ha(ha: RealHA, jiayu_agent: Agent) -> None:
+    agent = jiayu_agent.entity_id
     answer = ha.converse("打开床头灯", agent)
     assert answer["response"]["response_type"] == "action_done", answer
     bed = ha.state("light.bed_light")
@@ -378,3 +407,197 @@ def test_the_conversation_agent_answers_on_real_ha(ha: RealHA) -> None:
     print(f"\n[real HA] 书房温控器目标温度多少 → {speech}")
     assert answer["response"]["response_type"] == "query_answer", answer
     assert "23" in speech
+
+
+def _service(ha: RealHA, domain: str, service: str, entity_id: str) -> None:
+    _http(f"{ha.url}/api/services/{domain}/{service}", {"entity_id": entity_id}, token=ha.token)
+
+
+def _speech(answer: dict[str, Any]) -> str:
+    speech: str = answer["response"]["speech"]["plain"]["speech"]
+    return speech
+
+
+def _when(state: dict[str, Any]) -> datetime:
+    return datetime.fromisoformat(state["last_changed"])
+
+
+@dataclass
+class Delayed:
+    """“一分钟后关闭客厅灯”, said to the jiayu agent before the entry was reloaded."""
+
+    said_at: datetime
+    reloaded_at: datetime
+
+
+@pytest.fixture(scope="module")
+def delayed(ha: RealHA, jiayu_agent: Agent) -> Delayed:
+    _service(ha, "light", "turn_on", "light.ceiling_lights")
+    assert ha.state("light.ceiling_lights")["state"] == "on"
+    said_at = datetime.now(UTC)
+    answer = ha.converse("一分钟后关闭客厅灯", jiayu_agent.entity_id)
+    print(f"\n[real HA] {said_at:%H:%M:%S} 一分钟后关闭客厅灯 → {_speech(answer)}")
+    assert _speech(answer) == "好的，1分钟后关闭客厅灯", answer
+    liked = ha.converse("记住我喜欢24度", jiayu_agent.entity_id)
+    print(f"[real HA] 记住我喜欢24度 → {_speech(liked)}")
+    assert _speech(liked) == "好的，记住了，你喜欢的温度是24度"
+    reloaded = _http(
+        f"{ha.url}/api/config/config_entries/entry/{jiayu_agent.entry_id}/reload",
+        {},
+        token=ha.token,
+    )
+    reloaded_at = datetime.now(UTC)
+    print(f"[real HA] {reloaded_at:%H:%M:%S} jiayu's entry reloaded: {reloaded}")
+    return Delayed(said_at, reloaded_at)
+
+
+def test_a_preference_and_a_delayed_command_survive_a_reload(
+    ha: RealHA, jiayu_agent: Agent, delayed: Delayed
+) -> None:
+    # The agent is the reloaded entry's: the preference is read from the entry's file.
+    answer = ha.converse("把客厅空调调到我喜欢的温度", jiayu_agent.entity_id)
+    hvac = ha.state("climate.hvac")
+    _show(_speech(answer), hvac, "temperature")
+    assert hvac["attributes"]["temperature"] == 24
+    assert ha.state("light.ceiling_lights")["state"] == "on"  # not yet
+
+
+@pytest.fixture(scope="module")
+def jiayu_serve(ha: RealHA, tmp_path_factory: pytest.TempPathFactory) -> Iterator[int]:
+    """`jiayu serve --wyoming` on 127.0.0.1, driving the real HA (URL and token from the
+    environment, as a service's unit file would give them)."""
+    port = _free_port()
+    log = tmp_path_factory.mktemp("serve") / "serve.out"
+    env = {**os.environ, "JIAYU_HA_URL": ha.url, "JIAYU_HA_TOKEN": ha.token}
+    serve = [sys.executable, "-m", "jiayu.serve", "--wyoming", f"tcp://127.0.0.1:{port}"]
+    with log.open("wb") as out:
+        proc = subprocess.Popen(
+            [*serve, "--hub", "ha"],
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            env=env,
+            start_new_session=True,
+        )
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            if proc.poll() is not None:
+                pytest.fail(f"jiayu serve exited {proc.returncode}:\n{log.read_text()}")
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                break
+            except OSError:
+                assert time.monotonic() < deadline, log.read_text()
+                time.sleep(0.2)
+        yield port
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        try:
+            proc.wait(30)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+    assert proc.returncode == 0, log.read_text()
+
+
+@pytest.fixture(scope="module")
+def wyoming_agent(ha: RealHA, jiayu_serve: int, jiayu_agent: Agent) -> str:
+    """HA's own `wyoming` integration, added as a user adds it (host, port), pointed at
+    jiayu serve: its conversation agent."""
+    before = _agents(ha)
+    flow = _http(f"{ha.url}/api/config/config_entries/flow", {"handler": "wyoming"}, token=ha.token)
+    done = _http(
+        f"{ha.url}/api/config/config_entries/flow/{flow['flow_id']}",
+        {"host": "127.0.0.1", "port": jiayu_serve},
+        token=ha.token,
+    )
+    assert done["type"] == "create_entry", done
+    return _new_agent(ha, before)
+
+
+def test_has_wyoming_integration_uses_jiayu_serve_as_its_agent(
+    ha: RealHA, wyoming_agent: str
+) -> None:
+    print(f"\n[real HA] HA's wyoming agent: {wyoming_agent}")
+    _service(ha, "light", "turn_off", "light.bed_light")
+    answer = ha.converse("打开床头灯", wyoming_agent)
+    bed = ha.state("light.bed_light")
+    _show(_speech(answer), bed)
+    assert bed["state"] == "on"
+    answer = ha.converse("关闭床头灯", wyoming_agent)
+    bed = ha.state("light.bed_light")
+    _show(_speech(answer), bed)
+    assert bed["state"] == "off"
+
+    answer = ha.converse("床头灯开着吗", wyoming_agent)
+    print(f"[real HA] 床头灯开着吗 → {_speech(answer)}")
+    assert _speech(answer) == "没有，床头灯关着"
+
+    _service(ha, "lock", "lock", "lock.front_door")
+    asked = ha.converse("打开前门", wyoming_agent)
+    print(f"[real HA] 打开前门 → {_speech(asked)}")
+    assert "确认" in _speech(asked)
+    assert ha.state("lock.front_door")["state"] == "locked"
+    # HA 2025.4's wyoming 1.5.4 sends the text alone: jiayu serve keeps one conversation for
+    # a client that names none, so 确认 answers the question HA asked just before.
+    answer = ha.converse("确认", wyoming_agent, asked["conversation_id"])
+    door = ha.state("lock.front_door")
+    _show(_speech(answer), door)
+    assert door["state"] == "unlocked"
+
+    answer = ha.converse("啦啦啦", wyoming_agent)
+    assert answer["response"]["response_type"] == "error"
+    assert answer["response"]["data"]["code"] == "failed_to_handle"
+
+
+def test_a_transcript_with_a_device_id_is_answered_for_its_area(
+    ha: RealHA, jiayu_serve: int
+) -> None:
+    """As newer HA releases send it: the satellite's device id in the transcript's context,
+    placed in 卧室 in HA's device registry."""
+    ws = ha.url.replace("http://", "ws://") + "/api/websocket"
+    with HomeAssistantHub(ws, ha.token, timeout=30) as hub:
+        areas = {
+            a["name"]: a["area_id"] for a in hub.command({"type": "config/area_registry/list"})
+        }
+        entities = hub.command({"type": "config/entity_registry/list"})
+        # The kitchen light's device stands in for a satellite: its entity keeps its own area.
+        [device] = [e["device_id"] for e in entities if e["entity_id"] == "light.kitchen_lights"]
+        hub.command(
+            {"type": "config/device_registry/update", "device_id": device, "area_id": areas["卧室"]}
+        )
+    _service(ha, "light", "turn_off", "light.bed_light")
+
+    async def say(text: str, **context: str) -> Any:
+        async with AsyncTcpClient("127.0.0.1", jiayu_serve) as client:
+            await client.write_event(Transcript(text, context=context).event())
+            return await asyncio.wait_for(client.read_event(), 30)
+
+    placed = asyncio.run(say("开灯", conversation_id="sat-1", device_id=device))
+    bed = ha.state("light.bed_light")
+    _show(f"开灯 (device {device}) → {placed.data}", bed)
+    assert placed.type == "handled"
+    assert bed["state"] == "on"
+    _service(ha, "light", "turn_off", "light.bed_light")
+    unplaced = asyncio.run(say("开灯", conversation_id="sat-2"))
+    print(f"[real HA] 开灯 (no device) → {unplaced.data}")
+    assert unplaced.data["text"].endswith("？")  # which lights? nothing switched
+    assert ha.state("light.bed_light")["state"] == "off"
+
+
+def test_the_delayed_command_fires_a_minute_later_after_the_reload(
+    ha: RealHA, delayed: Delayed
+) -> None:
+    # Last in the module: the minute has mostly passed during the tests above.
+    deadline = delayed.said_at + timedelta(seconds=120)
+    while (light := ha.state("light.ceiling_lights"))["state"] == "on":
+        assert datetime.now(UTC) < deadline, "the delayed command never fired"
+        time.sleep(1)
+    fired = _when(light)
+    print(
+        f"\n[real HA] said {delayed.said_at:%H:%M:%S}, reloaded {delayed.reloaded_at:%H:%M:%S}, "
+        f"{light['entity_id']} = {light['state']} since {fired:%H:%M:%S.%f} (last_changed), "
+        f"{(fired - delayed.said_at).total_seconds():.1f} s after it was said"
+    )
+    assert light["context"]["user_id"] is None  # fired by jiayu's runtime, not a sentence
+    assert 59 <= (fired - delayed.said_at).total_seconds() <= 70

@@ -25,6 +25,19 @@ async def test_a_home_file_creates_the_entry(hass: HomeAssistant, tmp_path: Path
         form["flow_id"], {CONF_HOME_PATH: str(tmp_path / "none.json")}
     )
     assert missing["errors"] == {CONF_HOME_PATH: "invalid_home"}
+    # The form says what is wrong, in one line: the file and the problem.
+    [line] = missing["description_placeholders"]["error"].splitlines()
+    assert line.startswith(str(tmp_path / "none.json"))
+    broken = tmp_path / "broken.json"
+    broken.write_text(
+        '{"version": 1, "name": "x", "devices": [{"id": "a"}, {"id": "b"}]}', encoding="utf-8"
+    )
+    invalid = await hass.config_entries.flow.async_configure(
+        form["flow_id"], {CONF_HOME_PATH: str(broken)}
+    )
+    [line] = invalid["description_placeholders"]["error"].splitlines()
+    assert line.startswith(f"{broken}: /devices/0")
+    assert line.endswith(")")  # (+N): how many more problems the log names
     done = await hass.config_entries.flow.async_configure(
         form["flow_id"], {CONF_HOME_PATH: f" {HOME} "}
     )

@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from homeassistant.components import conversation
+from agent import say, setup_agent
 from homeassistant.components.homeassistant.exposed_entities import async_expose_entity
 from homeassistant.config_entries import ConfigEntryState
 from homeassistant.core import Context, HomeAssistant
@@ -20,47 +20,9 @@ from pytest_homeassistant_custom_component.common import MockConfigEntry, async_
 
 from custom_components.jiayu.const import CONF_HOME_PATH, DOMAIN
 
-HOME = Path(__file__).parent / "home.json"
-
-
-async def _setup(hass: HomeAssistant, home_path: str = str(HOME)) -> tuple[str, MockConfigEntry]:
-    """jiayu set up on a home; returns its agent's entity id and the entry."""
-    assert await async_setup_component(hass, "homeassistant", {})
-    assert await async_setup_component(hass, "conversation", {})
-    hass.states.async_set("light.living", "off", {"supported_color_modes": ["brightness"]})
-    hass.states.async_set("light.bedroom", "off", {"supported_color_modes": ["brightness"]})
-    hass.states.async_set("lock.front", "locked")
-    entry = MockConfigEntry(domain=DOMAIN, title="家语", data={CONF_HOME_PATH: home_path})
-    entry.add_to_hass(hass)
-    assert await hass.config_entries.async_setup(entry.entry_id)
-    await hass.async_block_till_done()
-    assert entry.state is ConfigEntryState.LOADED
-    agent = er.async_get(hass).async_get_entity_id("conversation", DOMAIN, entry.entry_id)
-    assert agent is not None
-    return agent, entry
-
-
-async def _say(
-    hass: HomeAssistant,
-    agent: str,
-    text: str,
-    conversation_id: str | None = None,
-    device_id: str | None = None,
-    context: Context | None = None,
-) -> conversation.ConversationResult:
-    return await conversation.async_converse(
-        hass,
-        text,
-        conversation_id,
-        context or Context(),
-        language="zh-Hans",
-        agent_id=agent,
-        device_id=device_id,
-    )
-
 
 async def test_the_entry_sets_up_an_agent(hass: HomeAssistant) -> None:
-    agent, entry = await _setup(hass)
+    agent, entry = await setup_agent(hass)
     assert hass.states.get(agent) is not None
     assert await hass.config_entries.async_unload(entry.entry_id)
     assert entry.state is ConfigEntryState.NOT_LOADED
@@ -78,11 +40,12 @@ async def test_a_broken_home_file_fails_the_setup(hass: HomeAssistant, tmp_path:
 
 
 async def test_a_command_calls_the_right_service(hass: HomeAssistant) -> None:
-    agent, _ = await _setup(hass)
+    agent, _ = await setup_agent(hass)
     calls = async_mock_service(hass, "light", "turn_on")
-    result = await _say(hass, agent, "把客厅灯调到40%")
+    result = await say(hass, agent, "把客厅灯调到40%")
     assert result.response.response_type is intent.IntentResponseType.ACTION_DONE
-    assert result.response.speech["plain"]["speech"] == "好的，已把客厅灯亮度调到40%"
+    # The runtime's reply, said once HA has carried the command out.
+    assert result.response.speech["plain"]["speech"] == "好的，正在把客厅灯亮度调到40%"
     assert result.continue_conversation is False
     assert [(c.domain, c.service, dict(c.data)) for c in calls] == [
         ("light", "turn_on", {"brightness_pct": 40, "entity_id": "light.living"})
@@ -92,45 +55,45 @@ async def test_a_command_calls_the_right_service(hass: HomeAssistant) -> None:
 async def test_the_service_calls_carry_the_speakers_context(hass: HomeAssistant) -> None:
     # HA's logbook and permissions see who spoke, as with HA's own agent; a confirmation
     # carries the context of the turn that confirmed.
-    agent, _ = await _setup(hass)
+    agent, _ = await setup_agent(hass)
     lights = async_mock_service(hass, "light", "turn_on")
     unlocks = async_mock_service(hass, "lock", "unlock")
     speaker = Context(user_id="0123456789abcdef")
-    await _say(hass, agent, "打开客厅灯", context=speaker)
+    await say(hass, agent, "打开客厅灯", context=speaker)
     assert [c.context.user_id for c in lights] == ["0123456789abcdef"]
     assert lights[0].context.id == speaker.id
-    asked = await _say(hass, agent, "打开前门", context=Context(user_id="u1"))
-    await _say(hass, agent, "确认", asked.conversation_id, context=Context(user_id="u1"))
+    asked = await say(hass, agent, "打开前门", context=Context(user_id="u1"))
+    await say(hass, agent, "确认", asked.conversation_id, context=Context(user_id="u1"))
     assert [c.context.user_id for c in unlocks] == ["u1"]
 
 
 async def test_a_clarify_continues_the_conversation(hass: HomeAssistant) -> None:
-    agent, _ = await _setup(hass)
+    agent, _ = await setup_agent(hass)
     calls = async_mock_service(hass, "light", "turn_on")
-    asked = await _say(hass, agent, "开灯")
+    asked = await say(hass, agent, "开灯")
     assert asked.continue_conversation is True
     assert "客厅" in asked.response.speech["plain"]["speech"]
     assert calls == []
-    answered = await _say(hass, agent, "客厅的", asked.conversation_id)
+    answered = await say(hass, agent, "客厅的", asked.conversation_id)
     assert answered.conversation_id == asked.conversation_id
     assert answered.continue_conversation is False
     assert [dict(c.data) for c in calls] == [{"entity_id": "light.living"}]
 
 
 async def test_an_unlock_waits_for_confirmation(hass: HomeAssistant) -> None:
-    agent, _ = await _setup(hass)
+    agent, _ = await setup_agent(hass)
     calls = async_mock_service(hass, "lock", "unlock")
-    asked = await _say(hass, agent, "打开前门")
+    asked = await say(hass, agent, "打开前门")
     assert asked.continue_conversation is True
     assert "确认" in asked.response.speech["plain"]["speech"]
     assert calls == []
-    done = await _say(hass, agent, "确认", asked.conversation_id)
+    done = await say(hass, agent, "确认", asked.conversation_id)
     assert done.continue_conversation is False
     assert [(c.service, dict(c.data)) for c in calls] == [("unlock", {"entity_id": "lock.front"})]
 
 
 async def test_the_satellites_area_is_the_speakers_room(hass: HomeAssistant) -> None:
-    agent, entry = await _setup(hass)
+    agent, entry = await setup_agent(hass)
     bedroom = ar.async_get(hass).async_get_or_create("卧室")
     satellite = dr.async_get(hass).async_get_or_create(
         config_entry_id=entry.entry_id, identifiers={(DOMAIN, "satellite")}, name="卧室音箱"
@@ -139,7 +102,7 @@ async def test_the_satellites_area_is_the_speakers_room(hass: HomeAssistant) -> 
     # HA slugs the name into the id, as the home file (written by from-ha) expects.
     assert bedroom.id == "wo_shi"
     calls = async_mock_service(hass, "light", "turn_on")
-    result = await _say(hass, agent, "开灯", device_id=satellite.id)
+    result = await say(hass, agent, "开灯", device_id=satellite.id)
     assert result.continue_conversation is False
     assert [dict(c.data) for c in calls] == [{"entity_id": "light.bedroom"}]
 
@@ -154,16 +117,16 @@ async def test_the_satellites_area_is_the_speakers_room(hass: HomeAssistant) -> 
 async def test_what_jiayu_cannot_do_is_an_ha_error(
     hass: HomeAssistant, text: str, code: intent.IntentResponseErrorCode
 ) -> None:
-    agent, _ = await _setup(hass)
-    result = await _say(hass, agent, text)
+    agent, _ = await setup_agent(hass)
+    result = await say(hass, agent, text)
     assert result.response.response_type is intent.IntentResponseType.ERROR
     assert result.response.error_code is code
 
 
 async def test_a_failing_service_is_failed_to_handle(hass: HomeAssistant) -> None:
-    agent, _ = await _setup(hass)
+    agent, _ = await setup_agent(hass)
     # No light service is registered at all: HA raises ServiceNotFound.
-    result = await _say(hass, agent, "打开客厅灯")
+    result = await say(hass, agent, "打开客厅灯")
     assert result.response.error_code is intent.IntentResponseErrorCode.FAILED_TO_HANDLE
 
 
@@ -186,6 +149,6 @@ async def test_the_home_can_come_from_has_registries(hass: HomeAssistant) -> Non
     agent = er.async_get(hass).async_get_entity_id("conversation", DOMAIN, entry.entry_id)
     assert agent is not None
     calls = async_mock_service(hass, "light", "turn_on")
-    result = await _say(hass, agent, "打开书房的台灯")
+    result = await say(hass, agent, "打开书房的台灯")
     assert result.response.response_type is intent.IntentResponseType.ACTION_DONE
     assert [dict(c.data) for c in calls] == [{"entity_id": "light.desk_lamp"}]

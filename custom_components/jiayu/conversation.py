@@ -3,27 +3,23 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
-from functools import partial
 from typing import Literal
 
 from homeassistant.components import conversation
-from homeassistant.core import Context, HomeAssistant
+from homeassistant.core import HomeAssistant
 from homeassistant.helpers import device_registry as dr
 from homeassistant.helpers import intent
 from homeassistant.helpers.entity_platform import AddConfigEntryEntitiesCallback
-from jiayu.errors import HomeError
+from jiayu.errors import JiayuError
 from jiayu.importers.ha import room_id
-from jiayu.result import Result
+from jiayu.serve import Answer, answer
 
 from . import JiayuConfigEntry
-from .const import LANGUAGES
+from .const import LANGUAGES, SERVICE_TIMEOUT
 from .hub import SPEAKER
 
-_LOGGER = logging.getLogger(__name__)
+log = logging.getLogger(__name__)
 
-# Outcomes that ask the speaker something: the satellite keeps listening for the answer.
-_ASKING = frozenset({"clarify", "confirm"})
 # Outcomes HA reports as an error, and as which one.
 _ERRORS = {
     "unknown": intent.IntentResponseErrorCode.NO_INTENT_MATCH,
@@ -40,30 +36,19 @@ async def async_setup_entry(
     async_add_entities([JiayuConversationEntity(entry)])
 
 
-def response_for(result: Result, language: str) -> tuple[intent.IntentResponse, bool]:
-    """HA's response for a jiayu Result, and whether the conversation continues."""
+def response_for(said: Answer, language: str) -> intent.IntentResponse:
+    """HA's response for what jiayu answered."""
     response = intent.IntentResponse(language=language)
-    if result.failures and not result.commands:
+    if said.outcome in _ERRORS:
+        response.async_set_error(_ERRORS[said.outcome], said.reply)
+    elif not said.handled:
         # The hub failed every command it was given: nothing happened, and HA should know.
-        response.async_set_error(intent.IntentResponseErrorCode.FAILED_TO_HANDLE, result.reply)
-    elif result.outcome in _ERRORS:
-        response.async_set_error(_ERRORS[result.outcome], result.reply)
+        response.async_set_error(intent.IntentResponseErrorCode.FAILED_TO_HANDLE, said.reply)
     else:
-        if result.outcome == "answered":
+        if said.outcome == "answered":
             response.response_type = intent.IntentResponseType.QUERY_ANSWER
-        response.async_set_speech(result.reply)
-    return response, result.outcome in _ASKING
-
-
-def _turn_as[**P](
-    context: Context, turn: Callable[P, Result], *args: P.args, **kwargs: P.kwargs
-) -> Result:
-    """Run a turn whose service calls carry the speaker's context (see `hub.SPEAKER`)."""
-    token = SPEAKER.set(context)
-    try:
-        return turn(*args, **kwargs)
-    finally:
-        SPEAKER.reset(token)
+        response.async_set_speech(said.reply)
+    return response
 
 
 class JiayuConversationEntity(conversation.ConversationEntity):
@@ -87,35 +72,36 @@ class JiayuConversationEntity(conversation.ConversationEntity):
         self, user_input: conversation.ConversationInput, chat_log: conversation.ChatLog
     ) -> conversation.ConversationResult:
         """Run one jiayu turn for the sentence, in the chat's session."""
+        runtime = self.entry.runtime_data
         try:
-            engine = await self.entry.runtime_data.async_engine()
-        except HomeError as err:
-            _LOGGER.error("jiayu has no valid home:\n%s", err)
+            engine = await runtime.async_engine()
+        except JiayuError as err:
+            log.error("jiayu has no valid home: %s", err)
             response = intent.IntentResponse(language=user_input.language)
             response.async_set_error(
                 intent.IntentResponseErrorCode.FAILED_TO_HANDLE, "家语的家庭配置无效，请查看日志。"
             )
             return conversation.ConversationResult(response, chat_log.conversation_id)
-        result = await self.hass.async_add_executor_job(
-            partial(
-                _turn_as,
-                user_input.context,
-                engine.turn,
+        token = SPEAKER.set(user_input.context)
+        try:
+            said = await answer(
+                engine,
                 user_input.text,
                 chat_log.conversation_id,
                 area=self._area(user_input.device_id),
                 user=user_input.context.user_id,
+                settle_s=SERVICE_TIMEOUT,
             )
-        )
-        _LOGGER.debug("jiayu turn %s: %s", chat_log.conversation_id, result.to_json())
-        response, ask = response_for(result, user_input.language)
+        finally:
+            SPEAKER.reset(token)
+        log.debug("jiayu turn of %s: %s", chat_log.conversation_id, said.outcome)
         chat_log.async_add_assistant_content_without_tools(
-            conversation.AssistantContent(agent_id=user_input.agent_id, content=result.reply)
+            conversation.AssistantContent(agent_id=user_input.agent_id, content=said.reply)
         )
         return conversation.ConversationResult(
-            response=response,
+            response=response_for(said, user_input.language),
             conversation_id=chat_log.conversation_id,
-            continue_conversation=ask,
+            continue_conversation=said.asks,
         )
 
     def _area(self, device_id: str | None) -> str | None:

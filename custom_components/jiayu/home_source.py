@@ -18,7 +18,7 @@ from homeassistant.helpers import floor_registry as fr
 from jiayu.home import Home, parse_home
 from jiayu.importers.ha import ASSISTANT, Registries, build_home
 
-_LOGGER = logging.getLogger(__name__)
+log = logging.getLogger(__name__)
 
 
 @callback
@@ -64,5 +64,5 @@ def home_from_registries(registries: Registries) -> Home:
     built = build_home(registries)
     for line in built.skipped:
         # Why an exposed entity is not reachable by voice: the user's first question.
-        _LOGGER.info("jiayu left out %s", line)
+        log.info("jiayu left out %s", line)
     return parse_home(built.home, "Home Assistant registries")

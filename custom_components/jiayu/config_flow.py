@@ -13,15 +13,18 @@ from jiayu.home import load_home
 
 from .const import CONF_HOME_PATH, DOMAIN
 
-_LOGGER = logging.getLogger(__name__)
+log = logging.getLogger(__name__)
 
 
 def _schema(default: str) -> vol.Schema:
     return vol.Schema({vol.Optional(CONF_HOME_PATH, default=default): str})
 
 
-async def _check(hass: HomeAssistant, user_input: dict[str, Any]) -> dict[str, str]:
-    """Form errors for a home path that does not load; none for an empty one (registries)."""
+async def _check(
+    hass: HomeAssistant, user_input: dict[str, Any], placeholders: dict[str, str]
+) -> dict[str, str]:
+    """Form errors for a home path that does not load, its first problem in `placeholders`
+    (the form shows it: file, JSON pointer, what is wrong); none for an empty path."""
     path = user_input.get(CONF_HOME_PATH, "").strip()
     user_input[CONF_HOME_PATH] = path
     if not path:
@@ -29,7 +32,10 @@ async def _check(hass: HomeAssistant, user_input: dict[str, Any]) -> dict[str, s
     try:
         await hass.async_add_executor_job(load_home, path)
     except HomeError as err:
-        _LOGGER.warning("jiayu home file rejected:\n%s", err)
+        log.warning("jiayu home file %s rejected: %s", path, err)
+        lines = str(err).splitlines()
+        more = f" (+{len(lines) - 1})" if len(lines) > 1 else ""
+        placeholders["error"] = lines[0] + more
         return {CONF_HOME_PATH: "invalid_home"}
     return {}
 
@@ -42,11 +48,17 @@ class JiayuConfigFlow(ConfigFlow, domain=DOMAIN):
     async def async_step_user(self, user_input: dict[str, Any] | None = None) -> ConfigFlowResult:
         """Ask for a home file, or nothing to use HA's registries."""
         errors: dict[str, str] = {}
+        placeholders = {"error": ""}
         if user_input is not None:
-            errors = await _check(self.hass, user_input)
+            errors = await _check(self.hass, user_input, placeholders)
             if not errors:
                 return self.async_create_entry(title="家语 jiayu", data=user_input)
-        return self.async_show_form(step_id="user", data_schema=_schema(""), errors=errors)
+        return self.async_show_form(
+            step_id="user",
+            data_schema=_schema(""),
+            errors=errors,
+            description_placeholders=placeholders,
+        )
 
     @staticmethod
     @callback
@@ -61,11 +73,15 @@ class JiayuOptionsFlow(OptionsFlow):
     async def async_step_init(self, user_input: dict[str, Any] | None = None) -> ConfigFlowResult:
         """Ask for the home file again."""
         errors: dict[str, str] = {}
+        placeholders = {"error": ""}
         if user_input is not None:
-            errors = await _check(self.hass, user_input)
+            errors = await _check(self.hass, user_input, placeholders)
             if not errors:
                 return self.async_create_entry(data=user_input)
         current = {**self.config_entry.data, **self.config_entry.options}
         return self.async_show_form(
-            step_id="init", data_schema=_schema(current.get(CONF_HOME_PATH, "")), errors=errors
+            step_id="init",
+            data_schema=_schema(current.get(CONF_HOME_PATH, "")),
+            errors=errors,
+            description_placeholders=placeholders,
         )
