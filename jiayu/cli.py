@@ -11,6 +11,8 @@ jiayu replay FILE... [--json] [--stats] [--known FILE]
                                               corpus cases: by tag and file, confusion, latency
 jiayu coverage [FILE...]                      grammar rules and words the corpus exercises
 jiayu parse [--home FILE] TEXT...             each TEXT: tokens, tree, IR, compact, confidence
+jiayu serve --wyoming tcp://HOST:PORT [--home FILE] [--hub H ...]
+                                              the home's runtime as a Wyoming handle service
 jiayu home from-z2m --rooms MAP [...]         a home file from zigbee2mqtt's bridge/devices
 jiayu home from-ha --url URL [--token T]      a home file from Home Assistant (token also HA_TOKEN)
 jiayu home from-smartthings [--token T | --devices F --rooms F]
@@ -31,6 +33,7 @@ from typing import TYPE_CHECKING
 import jiayu
 from jiayu import coverage, demo_home_path
 from jiayu import replay as replay_cli
+from jiayu import serve as serve_cmd
 from jiayu.connect import add_hub_arguments, close_hub, hub_from_args, need
 from jiayu.errors import InputError, JiayuError
 from jiayu.importers import ha, smartthings, z2m
@@ -180,6 +183,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     explain.add_argument("--home", help="home file (default: the bundled demo home)")
     explain.add_argument("text", nargs="+", help="utterances, each explained on its own")
     explain.set_defaults(func=_parse)
+    serve = sub.add_parser("serve", help="run a home's runtime behind the Wyoming protocol")
+    serve_cmd.add_arguments(serve)
+    serve.set_defaults(func=serve_cmd.run)
     args = parser.parse_args(argv)
     try:
         jiayu.configure_logging(args.log_level)
