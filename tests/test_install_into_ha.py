@@ -8,6 +8,7 @@ import json
 import shutil
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -15,6 +16,7 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 SCRIPT = ROOT / "scripts" / "install-into-ha"
 MANIFEST = ROOT / "custom_components" / "jiayu" / "manifest.json"
+VERSION = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["version"]
 
 
 def _ha_python() -> str:
@@ -44,7 +46,7 @@ def test_the_command_installs_what_the_manifest_requires(tmp_path: Path, with_pi
         timeout=600,
     )
     assert done.returncode == 0, done.stderr
-    assert done.stdout.strip() == "jiayu 0.1.0 installed"
+    assert done.stdout.strip() == f"jiayu {VERSION} installed"
     # What HA checks before setting the integration up: its requirements are installed.
     [requirement] = json.loads(MANIFEST.read_text(encoding="utf-8"))["requirements"]
     name, _, version = requirement.partition("==")

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import re
+import tomllib
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -20,6 +21,8 @@ from homeassistant.loader import async_get_custom_components
 
 ROOT = Path(__file__).resolve().parents[3]
 COMPONENT = ROOT / "custom_components" / "jiayu"
+# The integration needs the jiayu this repository builds, and carries its version.
+VERSION = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["version"]
 IOT_CLASSES = {
     "assumed_state",
     "cloud_polling",
@@ -69,7 +72,7 @@ def test_the_manifest_has_what_ha_and_hacs_require() -> None:
     assert manifest["integration_type"] in INTEGRATION_TYPES
     assert manifest["loggers"] == ["jiayu"]
     assert manifest["config_flow"] is True and (COMPONENT / "config_flow.py").is_file()
-    assert manifest["requirements"] == ["jiayu==0.1.0"]
+    assert manifest["requirements"] == [f"jiayu=={VERSION}"]
     assert AwesomeVersion(manifest["version"]).valid
     # hassfest: keys sorted after domain and name.
     keys = list(manifest)
@@ -78,7 +81,7 @@ def test_the_manifest_has_what_ha_and_hacs_require() -> None:
 
 async def test_ha_loads_it_as_a_valid_custom_integration(hass: HomeAssistant) -> None:
     integration = (await async_get_custom_components(hass))["jiayu"]
-    assert integration.version == AwesomeVersion("0.1.0")
+    assert integration.version == AwesomeVersion(VERSION)
     assert integration.config_flow and integration.iot_class == "local_push"
 
 
