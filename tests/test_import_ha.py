@@ -203,10 +203,34 @@ def test_a_wrong_token_is_one_line_and_exit_2(
 
 
 def test_the_token_comes_from_ha_token(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("JIAYU_HA_TOKEN", raising=False)
     monkeypatch.setenv("HA_TOKEN", "from-env")
     parser = argparse.ArgumentParser()
     ha.add_arguments(parser)
     assert parser.parse_args(["--url", "http://ha:8123"]).token == "from-env"
+
+
+def test_url_and_token_come_from_the_same_variables_as_hub_ha(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("JIAYU_HA_URL", "http://ha:8123")
+    monkeypatch.setenv("JIAYU_HA_TOKEN", "jiayu-token")
+    monkeypatch.setenv("HA_TOKEN", "ha-token")  # the jiayu name wins, as with --hub ha
+    parser = argparse.ArgumentParser()
+    ha.add_arguments(parser)
+    args = parser.parse_args([])
+    assert (args.url, args.token) == ("http://ha:8123", "jiayu-token")
+
+
+def test_no_home_assistant_named_is_one_line_and_exit_2(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.delenv("JIAYU_HA_URL", raising=False)
+    parser = argparse.ArgumentParser()
+    ha.add_arguments(parser)
+    assert ha.run(parser.parse_args(["--token", "t"])) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "JIAYU_HA_URL" in err
 
 
 def test_urls_people_type_become_the_websocket_address() -> None:

@@ -441,8 +441,13 @@ def websocket_url(url: str) -> str:
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The options of `jiayu home from-ha`."""
-    source = parser.add_mutually_exclusive_group(required=True)
-    source.add_argument("--url", help="Home Assistant, e.g. http://homeassistant.local:8123")
+    # The same settings as `--hub ha` (jiayu/connect.py), so one environment serves both.
+    source = parser.add_mutually_exclusive_group()
+    source.add_argument(
+        "--url",
+        default=os.environ.get("JIAYU_HA_URL") or None,
+        help="Home Assistant, e.g. http://homeassistant.local:8123 (default: JIAYU_HA_URL)",
+    )
     source.add_argument(
         "--states",
         metavar="FILE.json",
@@ -451,8 +456,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--name", default="Home Assistant", help="the home's name (with --states)")
     parser.add_argument(
         "--token",
-        default=os.environ.get("HA_TOKEN"),
-        help="a long-lived access token (default: the HA_TOKEN environment variable)",
+        default=os.environ.get("JIAYU_HA_TOKEN") or os.environ.get("HA_TOKEN"),
+        help="a long-lived access token (default: JIAYU_HA_TOKEN, then HA_TOKEN)",
     )
     parser.add_argument("--out", help="write the home file here (default: standard output)")
     parser.add_argument(
@@ -475,8 +480,17 @@ def run(args: argparse.Namespace) -> int:
             print(str(err), file=sys.stderr)
             return 2
         return _written(built, args.out)
+    if not args.url:
+        print(
+            "jiayu home from-ha: no Home Assistant: pass --url (or set JIAYU_HA_URL) or --states",
+            file=sys.stderr,
+        )
+        return 2
     if not args.token:
-        print("jiayu home from-ha: no token: pass --token or set HA_TOKEN", file=sys.stderr)
+        print(
+            "jiayu home from-ha: no token: pass --token or set JIAYU_HA_TOKEN (or HA_TOKEN)",
+            file=sys.stderr,
+        )
         return 2
     url = websocket_url(args.url)
     try:
