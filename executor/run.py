@@ -89,19 +89,22 @@ class SyncRunner:
     ) -> Report:
         """Send every batch's commands in order; a failed audit write stops the rest.
 
-        With a `send_many` hub, a batch goes out in `send_groups`: one call per group."""
+        With a `send_many` hub, the turn's commands go out in `send_plan`'s groups: one call
+        per group, so a turn whose devices are all different is one round trip."""
         report = Report()
-        for batch in batches:
-            for group in send_groups(batch.commands, together=self._send_many is not None):
-                ready = audit_ahead(group, report, self.audit, session, text)
-                if not ready:
-                    continue
-                if listener is not None:
-                    for command in ready:
-                        listener("started", command, None)
-                results = self._send(ready)
-                if not settle_all(batch, ready, results, self.audit, session, text, listener):
-                    report.audit_failed = True
+        for parts in send_plan(batches, together=self._send_many is not None):
+            group = (
+                [c for _, commands in parts for c in commands] if len(parts) > 1 else parts[0][1]
+            )
+            ready = audit_ahead(group, report, self.audit, session, text)
+            if not ready:
+                continue
+            if listener is not None:
+                for command in ready:
+                    listener("started", command, None)
+            results = self._send(ready)
+            if not settle_parts(parts, ready, results, self.audit, session, text, listener):
+                report.audit_failed = True
         return report
 
     def _send(self, commands: list[Command]) -> list[str]:
@@ -131,6 +134,33 @@ def send_groups(commands: Sequence[Command], *, together: bool) -> list[list[Com
     if together and len(set(map(_device, commands))) == len(commands):
         return [list(commands)]  # no device twice (所有的灯): one group, no per-command sets
     return _runs(commands, together=together)
+
+
+Part = tuple[Batch, list[Command]]
+"""Commands of one batch within a group sent in one call."""
+
+
+def send_plan(batches: Sequence[Batch], *, together: bool) -> list[list[Part]]:
+    """The turn's commands, every batch's in order, cut into `send_groups` across batches:
+    the planner has planned every clause before anything is sent, so no clause waits on an
+    earlier one's send, and clauses to different devices share one hub call. Each group is
+    given as the parts of the batches it carries, to settle each command in its own batch."""
+    if len(batches) == 1:  # most turns: one clause
+        batch = batches[0]
+        return [[(batch, group)] for group in send_groups(batch.commands, together=together)]
+    commands = [c for b in batches for c in b.commands]
+    owners = [b for b in batches for _ in b.commands]
+    plan: list[list[Part]] = []
+    at = 0
+    for group in send_groups(commands, together=together):
+        parts: list[Part] = []
+        for owner, command in zip(owners[at : at + len(group)], group, strict=True):
+            if not parts or parts[-1][0] is not owner:
+                parts.append((owner, []))
+            parts[-1][1].append(command)
+        at += len(group)
+        plan.append(parts)
+    return plan
 
 
 _device = attrgetter("device")
@@ -230,6 +260,30 @@ def complete_sends(commands: Sequence[Command], got: object) -> list[str]:
             log.error("jiayu.hub_no_result", extra={"device": command.device})
             results.append("unconfirmed")
     return results
+
+
+def settle_parts(
+    parts: Sequence[Part],
+    ready: Sequence[Command],
+    results: Sequence[str],
+    audit: AuditLog | None,
+    session: str,
+    text: str,
+    listener: Listener | None,
+) -> bool:
+    """`settle_all` each part of a group for the commands of it that were sent (`ready`, a
+    first run of the group, with their `results`); False when an audit line failed."""
+    settled = True
+    at = 0
+    for batch, commands in parts:
+        mine = commands[: len(ready) - at]
+        if not mine:
+            break
+        end = at + len(mine)
+        if not settle_all(batch, mine, results[at:end], audit, session, text, listener):
+            settled = False
+        at = end
+    return settled
 
 
 def settle_all(
