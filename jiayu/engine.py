@@ -29,6 +29,7 @@ from jiayu.executor.events import Event, EventBus
 from jiayu.executor.hubs import AsyncHub, Hub, SimulatedHub
 from jiayu.executor.run import Listener, SyncRunner
 from jiayu.executor.schedules import ScheduleStore
+from jiayu.grammar.phrases import say
 from jiayu.home import Home, collector_paused, load_home
 from jiayu.planner.draft import Inputs
 from jiayu.planner.effects import Consult, Read, Send, Steps
@@ -175,7 +176,7 @@ class Engine:
             with session.lock:
                 inputs = self.inputs(session, None, schedule.user)._replace(now=now)
                 result = self._drive(fire(schedule, inputs), runner, None, session, schedule.text)
-            session.messages.append(f"定时的操作：{result.reply}")
+            session.messages.append(say("told.fired", reply=result.reply))
             results.append(result)
         for schedule, why in due.dropped():
             self.sessions.tell_dropped(schedule, why)

@@ -182,6 +182,10 @@ class Runtime:
         inputs = engine.inputs(session, None, schedule.user)
         steps = fire(schedule, inputs)
         draft = await self._until_send(steps)
+        if not any(batch.commands for batch in draft.batches):
+            # Nothing goes out (dropped as risky now, or its condition unmet): told, as the
+            # sync API tells every schedule it fires.
+            session.messages.append(say("told.fired", reply=announce(draft)))
         number = next(self.turns)
         notify = self._notifier(schedule.session, number)
         sending = self.runner.submit(

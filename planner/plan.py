@@ -196,7 +196,6 @@ def needs_read(clause: Clause) -> bool:
     return clause.action == "adjust"
 
 
-
 @dataclass(init=False)
 class Batch:
     """Commands that answer one clause (or one scene), reported together in the reply."""

@@ -11,7 +11,7 @@ import pytest
 
 from jiayu.engine import Engine
 from jiayu.ir import Command
-from jiayu.planner.draft import Draft
+from jiayu.planner.draft import Draft, new_memo
 from jiayu.planner.plan import Batch
 
 
@@ -24,13 +24,13 @@ def _default(field: dataclasses.Field[Any]) -> Any:
 def test_a_draft_starts_with_every_declared_default(demo_home: Any) -> None:
     engine = Engine(demo_home)
     ctx = engine.inputs(engine.sessions.get("s"), None, None)._replace(now=datetime.now(UTC))
-    resolved: list[Any] = []
-    draft = Draft("打开客厅灯", ctx, {}, [], None, resolved=resolved)
-    given = {"text": "打开客厅灯", "ctx": ctx, "known": {}, "written": [], "resolved": resolved}
+    memo = new_memo()
+    draft = Draft("打开客厅灯", ctx, memo, None)
+    given = {"text": "打开客厅灯", "ctx": ctx, "memo": memo}
     for field in dataclasses.fields(Draft):
         expected = given[field.name] if field.name in given else _default(field)
         assert getattr(draft, field.name) == expected, field.name
-    assert draft.resolved is resolved  # kept across passes: the same list, not a copy
+    assert draft.memo is memo  # kept across passes: the same memo, not a copy
 
 
 def test_drafts_and_batches_share_no_list() -> None:
