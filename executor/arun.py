@@ -14,7 +14,6 @@ import asyncio
 import contextvars
 import functools
 import inspect
-import logging
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar, cast
@@ -37,8 +36,6 @@ from jiayu.executor.run import (
 )
 from jiayu.ir import Command
 from jiayu.planner.plan import Batch
-
-log = logging.getLogger("jiayu")
 
 T = TypeVar("T")
 

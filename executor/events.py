@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     # Imported where a stream starts: the sync engine publishes events too, without asyncio.
     import asyncio
 
-log = logging.getLogger("jiayu")
+log = logging.getLogger(__name__)
 
 EventKind = Literal[
     "command.started",
@@ -75,7 +75,12 @@ class EventBus:
             try:
                 callback(event)
             except Exception:  # a subscriber's bug must not stop the sends
-                log.exception("jiayu.event_callback_failed", extra={"session": event.session})
+                log.exception(
+                    "a callback of session %s failed on %s",
+                    event.session,
+                    event.kind,
+                    extra={"session": event.session},
+                )
 
     def on(self, session: str, callback: Callback) -> Callable[[], None]:
         """Call `callback` with each event of the session; returns a function that stops it."""

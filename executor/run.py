@@ -25,7 +25,7 @@ from jiayu.executor.hubs.base import Reads, Sends
 from jiayu.ir import Command
 from jiayu.planner.plan import Batch
 
-log = logging.getLogger("jiayu")
+log = logging.getLogger(__name__)
 
 EventKind = Literal["started", "finished", "failed"]
 
@@ -205,7 +205,7 @@ def hub_failure(device: str, exc: BaseException) -> HubError:
         return exc
     if isinstance(exc, TimeoutError):
         return HubError(device, "timeout")
-    log.error("jiayu.hub_raised", exc_info=exc, extra={"device": device})
+    log.error("the hub raised for %s: %r", device, exc, exc_info=exc, extra={"device": device})
     return HubError(device, "error")
 
 
@@ -225,7 +225,7 @@ def complete_reads(device_ids: Sequence[str], got: object) -> Reads:
         if isinstance(value, (Mapping, HubError)):
             reads[device_id] = value
         else:
-            log.error("jiayu.hub_no_read", extra={"device": device_id})
+            log.error("the hub gave no read of %s", device_id, extra={"device": device_id})
             reads[device_id] = HubError(device_id, "error")
     return reads
 
@@ -257,7 +257,12 @@ def complete_sends(commands: Sequence[Command], got: object) -> list[str]:
         elif isinstance(value, HubError):
             results.append(value.reason)
         else:
-            log.error("jiayu.hub_no_result", extra={"device": command.device})
+            log.error(
+                "the hub gave no result for %s to %s",
+                command.command,
+                command.device,
+                extra={"device": command.device},
+            )
             results.append("unconfirmed")
     return results
 
@@ -301,7 +306,7 @@ def settle_all(
         audit is None
         and listener is None
         and len(commands) == len(results) == results.count("ok")
-        and not log.isEnabledFor(logging.INFO)
+        and not log.isEnabledFor(logging.DEBUG)
     ):
         # All accepted and no one told of each (所有的灯 with no audit, listener or log):
         # settling each would only add it to the batch's sent, so add them all at once.
@@ -329,9 +334,12 @@ def settle(
         batch.sent.append(command)
     else:
         batch.failed.append((command, result))
-    if log.isEnabledFor(logging.INFO):  # per command sent: its fields only when logged
-        log.info(
-            "jiayu.sent",
+    if log.isEnabledFor(logging.DEBUG):  # per command sent: its fields only when logged
+        log.debug(
+            "sent %s to %s: %s",
+            command.command,
+            command.device,
+            result,
             extra={
                 "session": session,
                 "device": command.device,
@@ -361,6 +369,11 @@ def audit_line(
             result=result,
         )
     except AuditError as err:
-        log.error("jiayu.audit_failed", extra={"path": audit.path, "error": str(err)})
+        log.error(
+            "the audit log %s could not be written: %s",
+            audit.path,
+            err,
+            extra={"path": audit.path, "error": str(err)},
+        )
         return False
     return True

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import itertools
-import logging
 import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -37,8 +36,6 @@ from jiayu.text import shown
 
 if TYPE_CHECKING:
     from jiayu.engine import Engine
-
-log = logging.getLogger("jiayu")
 
 Notify = Callable[[str, Command, str | None], None]
 
