@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import math
 import random
 import statistics
 import tempfile
@@ -203,10 +204,54 @@ def whole_home(engine: Engine) -> Row:
     return row
 
 
+GROWTH_SIZES = (1_000, 10_000, 50_000)
+GROWTH_TURNS = ("哪些灯开着", "打开所有的灯", "打开<device>")
+GROWTH_LIMITS = {"哪些灯开着": (150.0, 1.1)}
+"""Per turn: the most milliseconds at 50,000 devices and the largest growth exponent."""
+
+
+def growth(sizes: tuple[int, ...] = GROWTH_SIZES, runs: int = 5) -> list[str]:
+    """The median ms of each growth turn at each home size, and how it grows: the exponent k
+    of time ∝ devices^k between neighbouring sizes (1 is linear)."""
+    medians: dict[str, list[float]] = {turn: [] for turn in GROWTH_TURNS}
+    for size in sizes:
+        engine = Engine(load_home_of(size))
+        settle(engine)
+        named = next(d.name for d in engine.home.devices if "onoff" in d.capabilities)
+        ids = (f"g{i}" for i in itertools.count())
+        for turn in GROWTH_TURNS:
+            text = turn.replace("<device>", named)
+            engine.turn(text, next(ids))  # warm-up
+            times = []
+            for _ in range(runs):
+                t0 = time.perf_counter()
+                engine.turn(text, next(ids))
+                times.append(1000 * (time.perf_counter() - t0))
+            medians[turn].append(statistics.median(times))
+    lines = ["turn" + "".join(f"{size:>12,}" for size in sizes) + "   exponents"]
+    for turn, ms in medians.items():
+        exponents = [
+            math.log(b / a) / math.log(y / x)
+            for (x, a), (y, b) in itertools.pairwise(zip(sizes, ms, strict=True))
+        ]
+        line = f"{turn:<10}" + "".join(f"{m:>10.2f}ms" for m in ms)
+        line += "   " + "  ".join(f"{k:.2f}" for k in exponents)
+        limit = GROWTH_LIMITS.get(turn)
+        if limit is not None:
+            met = ms[-1] <= limit[0] and exponents[-1] <= limit[1]
+            line += f"   (≤ {limit[0]:.0f} ms, ≤ {limit[1]}: {'met' if met else 'MISSED'})"
+        lines.append(line)
+    return lines
+
+
 if __name__ == "__main__":
     # python benchmarks/scaling.py [DEVICES]: the whole-home turn on one generated home.
+    # python benchmarks/scaling.py --growth: three turns at 1,000, 10,000 and 50,000 devices.
     import sys
 
+    if sys.argv[1:] == ["--growth"]:
+        print("\n".join(growth()))
+        sys.exit(0)
     size = int(sys.argv[1]) if len(sys.argv) > 1 else 10_000
     engine = Engine(load_home_of(size))
     settle(engine)

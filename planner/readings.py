@@ -6,42 +6,42 @@ after it sees that attribute as unreadable, said as such, and never computes wit
 from __future__ import annotations
 
 import math
-from collections.abc import Hashable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 from jiayu.catalog import has_attribute, state_error
 from jiayu.home import Device
 
 _SIZE = 4096
-_CHECKED: dict[tuple[object, ...], bool] = {}
-"""Whether a reading is trusted, by the device's kind (all `state_error` reads of it), the
-attribute, the value's type and the value: a whole-home read repeats a few states."""
+_KEPT: dict[tuple[object, ...], dict[str, Any]] = {}
+"""What is kept of a state, by the device's kind (all `state_error` reads of a device) and the
+state's items and their types: a whole-home read repeats a few states on thousands of
+devices."""
 
 
 def trusted(device: Device, state: Mapping[str, Any]) -> dict[str, Any]:
-    """The state with every attribute the device cannot have at that value left out."""
-    kept: dict[str, Any] = {}
-    for attribute, value in state.items():
-        if _trusted(device, attribute, value):
-            kept[attribute] = value
-    return kept
+    """The state (a new dict) with every attribute the device cannot have at that value left
+    out."""
+    try:
+        # With the types: 1, 1.0 and True are equal keys, but only True is an on/off state.
+        key = (device.kind, *state.items(), *map(type, state.values()))
+        kept = _KEPT.get(key)
+    except TypeError:  # a value that is no key (a colour's object): judged every time
+        return _kept(device, state)
+    if kept is None:
+        if len(_KEPT) >= _SIZE:
+            _KEPT.clear()  # bounded; refilled by the next reads
+        kept = _KEPT[key] = _kept(device, state)
+    return dict(kept)
+
+
+def _kept(device: Device, state: Mapping[str, Any]) -> dict[str, Any]:
+    return {a: v for a, v in state.items() if _trusted(device, a, v)}
 
 
 def _trusted(device: Device, attribute: str, value: object) -> bool:
     if isinstance(value, float) and not math.isfinite(value):
         return False  # NaN passes a JSON Schema's bounds: every comparison with it is false
-    if not isinstance(value, Hashable) or isinstance(value, tuple):
-        return _judged(device, attribute, value)  # a colour's object: judged each time
-    key = (device.kind, attribute, type(value), value)
-    known = _CHECKED.get(key)
-    if known is None:
-        if len(_CHECKED) >= _SIZE:
-            _CHECKED.clear()  # bounded; refilled by the next reads
-        known = _CHECKED[key] = _judged(device, attribute, value)
-    return known
-
-
-def _judged(device: Device, attribute: str, value: object) -> bool:
     if not has_attribute(device.capabilities, attribute):
         return True  # not a state the catalog gives this device: nothing plans with it
     if isinstance(value, Mapping) and any(

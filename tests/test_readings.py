@@ -71,3 +71,9 @@ def test_a_good_reading_is_kept_whole(demo_home: Home) -> None:
     state = {"on": True, "brightness": 40, "vendor_extra": "x"}
     assert trusted(light, state) == state
     assert trusted(light, {"on": "yes", "brightness": math.nan}) == {}
+
+
+def test_a_number_is_no_on_off_state_even_after_a_true_one(demo_home: Home) -> None:
+    light = demo_home.device("light_living")
+    assert trusted(light, {"on": True}) == {"on": True}
+    assert trusted(light, {"on": 1}) == {}
