@@ -24,7 +24,7 @@ from jiayu.ir import Clause, Parse
 from jiayu.replay import nearest_rank
 from jiayu.resolver.session import Session
 
-# Targets from issue 13, for the 10,000- and 100,000-device homes (ms unless said).
+# Goals for the 10,000- and 100,000-device homes (ms unless said).
 TARGETS: dict[int, dict[str, dict[str, float]]] = {
     10_000: {
         "load": {"median": 500},
@@ -182,7 +182,7 @@ TURNS_PER_RUN = 5
 
 
 def whole_home(engine: Engine) -> Row:
-    """The whole-home turn as issue 22 holds it: the median of RUNS runs (each the median of
+    """The whole-home turn as its goal is held: the median of RUNS runs (each the median of
     TURNS_PER_RUN turns, each in a fresh session), and the p99 of every turn timed."""
     ids = (f"whole{i}" for i in itertools.count())
     engine.turn(WHOLE_HOME, next(ids))  # warm-up

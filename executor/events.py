@@ -1,7 +1,7 @@
-"""Live events of the asyncio runtime (seed 004's real-time push), per session.
+"""Live events of the asyncio runtime (pushed as they happen), per session.
 
 Each command publishes started / finished / failed, each turn done / failed, each
-background scene started / finished / failed / cancelled (seed 004's vibe events), in the
+background scene started / finished / failed / cancelled, in the
 order they happen, to the session's subscribers: async iterators (one queue each)
 and plain callbacks. A slow subscriber never blocks sending: its queue is unbounded
 and is dropped when the subscriber goes away.

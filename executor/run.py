@@ -8,7 +8,7 @@ report, so the sync API, the asyncio runtime and schedules share one planner.
 A hub with `read_many`/`send_many` (a `BatchHub`) is asked for all of a clause's reads in
 one call, and sent each batch's commands to distinct devices in one call; a hub with only
 `read`/`send` is called once per device. Whatever a hub raises, or however it breaks its
-contract, is a failure of the devices in that call (CONTRACTS §5), never an exception here.
+contract, is a failure of the devices in that call, never an exception here.
 """
 
 from __future__ import annotations
@@ -232,7 +232,7 @@ def complete_reads(device_ids: Sequence[str], got: object) -> Reads:
 
 def send_failure(device: str, exc: BaseException) -> str:
     """Why a send failed. Our own wait running out is not the hub saying no: the command may
-    have left and may yet happen, so it is "unconfirmed" (CONTRACTS §5), never "timeout"."""
+    have left and may yet happen, so it is "unconfirmed", never "timeout"."""
     if isinstance(exc, TimeoutError):
         return "unconfirmed"
     return hub_failure(device, exc).reason

@@ -115,7 +115,7 @@ def defer_scene_steps(schedules: ScheduleStore, draft: Draft) -> None:
 
 
 def told_first(session: Session, reply: str) -> str:
-    """The reply after what the session was waiting to be told (seed 004's queue), which is
+    """The reply after what the session was waiting to be told (its message queue), which is
     told once: the queue is emptied."""
     if not session.messages:
         return reply

@@ -1,4 +1,4 @@
-"""The Result of one turn (CONTRACTS.md §2)."""
+"""The Result of one turn: what was understood, sent, answered, asked, refused and said."""
 
 from __future__ import annotations
 
@@ -144,7 +144,7 @@ class Result:
         return {**self.__dict__, "_built_compact": self.compact, "_built_ir": self.ir}
 
     def to_json(self) -> dict[str, Any]:
-        """The Result as plain JSON (CONTRACTS.md §2)."""
+        """The Result as plain JSON: the public contract's keys, `compact` and `ir` built."""
         return {
             "text": self.text,
             "outcome": self.outcome,

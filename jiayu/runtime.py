@@ -1,5 +1,5 @@
-"""The asyncio driver of the planner: plan on the event loop, answer at once (seed 004's
-say-first), send in the background, and tell what came of it in events and later replies.
+"""The asyncio driver of the planner: plan on the event loop, answer at once (say first,
+act after), send in the background, and tell what came of it in events and later replies.
 
 The same effect generators as the sync `Engine.turn` (planner/turn.py); here a Read is
 awaited for all its devices at once, the LLM's one blocking call runs in a worker thread, and

@@ -259,7 +259,7 @@ def _fresh_each(queued: set[Command], commands: Sequence[Command]) -> list[Comma
 
 def _scene(draft: Draft, clause: Clause) -> tuple[str, ...]:
     if clause.scene is None:
-        # 换个风格 (seed 004): the running scene stops, and the next one is asked for.
+        # 换个风格: the running scene stops, and the next one is asked for.
         stopped = stop_scene(draft)
         names = [shown(s.name) for s in draft.home.scenes]
         if not names:

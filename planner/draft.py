@@ -79,7 +79,7 @@ class Inputs(NamedTuple):
     area: str | None = None
     user: str | None = None
     confirm_ttl_s: float = 60.0
-    """How long a high-risk command waits for its 确认 (CONTRACTS: default 60 s)."""
+    """How long a high-risk command waits for its 确认 (60 s unless the engine is told)."""
 
 
 class Memo(NamedTuple):

@@ -21,9 +21,10 @@ from jiayu.ir import Clause, Command, Value
 from jiayu.planner.timing import Schedule
 from jiayu.text import shown
 
-# One step of a relative change without a number (CONTRACTS: what the words mean). The
-# contract names no step for tilt or a humidity set point; like the other percentages
-# (brightness, volume, position) they move 10 — by 1 (the fallback) no one would notice.
+# One step of a relative change without a number (调亮一点: brightness, volume and position
+# 10, a set point 1 degree, colour temperature 500 K). No step is agreed for tilt or a
+# humidity set point; like the other percentages they move 10: by 1 (the fallback) no one
+# would notice.
 STEPS = {
     "brightness": 10,
     "volume": 10,
