@@ -16,7 +16,6 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from operator import attrgetter
 from typing import Any, Literal
 
 from jiayu.executor.audit import AuditError, AuditLog
@@ -129,11 +128,15 @@ def send_groups(commands: Sequence[Command], *, together: bool) -> list[list[Com
     """The commands in order, cut into the groups that each go out in one hub call: with
     `together` (a hub with `send_many`), consecutive runs with no device twice, so a device's
     commands keep their order; else one command per group."""
-    if len(commands) <= 1:  # most batches: one command, one group
-        return [list(commands)] if commands else []
-    if together and len(set(map(_device, commands))) == len(commands):
-        return [list(commands)]  # no device twice (所有的灯): one group, no per-command sets
-    return _runs(commands, together=together)
+    groups: list[list[Command]] = []
+    devices: set[str] = set()
+    for command in commands:
+        if not groups or not together or command.device in devices:
+            groups.append([])
+            devices = set()
+        groups[-1].append(command)
+        devices.add(command.device)
+    return groups
 
 
 Part = tuple[Batch, list[Command]]
@@ -145,9 +148,6 @@ def send_plan(batches: Sequence[Batch], *, together: bool) -> list[list[Part]]:
     the planner has planned every clause before anything is sent, so no clause waits on an
     earlier one's send, and clauses to different devices share one hub call. Each group is
     given as the parts of the batches it carries, to settle each command in its own batch."""
-    if len(batches) == 1:  # most turns: one clause
-        batch = batches[0]
-        return [[(batch, group)] for group in send_groups(batch.commands, together=together)]
     commands = [c for b in batches for c in b.commands]
     owners = [b for b in batches for _ in b.commands]
     plan: list[list[Part]] = []
@@ -161,23 +161,6 @@ def send_plan(batches: Sequence[Batch], *, together: bool) -> list[list[Part]]:
         at += len(group)
         plan.append(parts)
     return plan
-
-
-_device = attrgetter("device")
-"""A command's device: mapped over a batch in C, not a Python expression per command."""
-
-
-def _runs(commands: Sequence[Command], *, together: bool) -> list[list[Command]]:
-    """send_groups' cut, command by command (its shortcuts give the same groups)."""
-    groups: list[list[Command]] = []
-    devices: set[str] = set()
-    for command in commands:
-        if not groups or not together or command.device in devices:
-            groups.append([])
-            devices = set()
-        groups[-1].append(command)
-        devices.add(command.device)
-    return groups
 
 
 def audit_ahead(

@@ -156,7 +156,7 @@ def load_fallback(llm: LLMClient, home: Home) -> Fallback:
     return Fallback(llm, home)
 
 
-WARM_TURNS = 256
+WARM_TURNS = 64
 """Turns after which an engine counts as warm: the phrasings a home hears most have been
 compiled and checked, and what that built (the compile cache, the catalog's remembered
 checks) lives as long as the engine."""
@@ -164,10 +164,11 @@ checks) lives as long as the engine."""
 
 class Warming:
     """When an engine warms, shared by its `fresh()` copies: after the first turn any of them
-    answers, the pinyin data is built in a background thread; after WARM_TURNS turns, what
-    the turns built is kept out of later full collections (`gc.freeze`), which would
-    otherwise rescan it and set the slowest turns (a gen-2 collection of a warm compile
-    cache takes longer than a turn)."""
+    answers, the pinyin data is built in a background thread; after WARM_TURNS turns, and
+    again each time the count doubles, what the turns built is kept out of later full
+    collections (`gc.freeze`), which would otherwise rescan it and set the slowest turns (a
+    gen-2 collection of a warm compile cache takes longer than a turn). Doubling keeps the
+    freezes few (log of the turns), and what is frozen is what was alive then."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
@@ -180,7 +181,7 @@ class Warming:
             turns = self._turns
         if turns == 1:
             warm_in_background(lexicon, names)
-        elif turns == WARM_TURNS:
+        elif turns >= WARM_TURNS and turns & (turns - 1) == 0:  # 64, 128, 256, …
             gc.freeze()
 
 

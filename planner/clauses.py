@@ -236,18 +236,9 @@ def queue(
         draft.pending = PendingConfirm(tuple(draft.held), condition, tuple(focus), draft.text)
 
 
-def _fresh(queued: set[Command], commands: Sequence[Command]) -> Sequence[Command]:
+def _fresh(queued: set[Command], commands: Sequence[Command]) -> list[Command]:
     """The commands not queued before in the turn, each once, in order, now added to
     `queued`: 客厅灯和客厅灯 gives one device one identical command per turn."""
-    new = set(commands)
-    if len(new) == len(commands) and queued.isdisjoint(new):
-        queued.update(new)  # all new, none twice (a floor's lights): no test per command
-        return commands
-    return _fresh_each(queued, commands)
-
-
-def _fresh_each(queued: set[Command], commands: Sequence[Command]) -> list[Command]:
-    """`_fresh`, command by command (its shortcut gives the same)."""
     fresh: list[Command] = []
     for command in commands:
         count = len(queued)

@@ -153,16 +153,6 @@ Group = tuple[str, Mapping[str, object], list[str]]
 
 
 def grouped(sent: Sequence[Command]) -> list[Group]:
-    """The commands grouped by command and params, in the order first sent. Most turns send
-    one command, or one command with no params to every device (打开所有的灯: thousands):
-    told apart with C-level scans, with no loop over the commands (`groups` is the loop)."""
-    if len(sent) == 1 or (not any(map(_PARAMS, sent)) and len(set(map(_COMMAND, sent))) == 1):
-        first = sent[0]
-        return [(first.command, first.params, list(map(_DEVICE, sent)))]
-    return groups(sent)
-
-
-def groups(sent: Sequence[Command]) -> list[Group]:
     """The commands grouped by command and params, in the order first sent; a phrase of one
     command needs no params text to group by, nor does a command with no params."""
     found: dict[tuple[str, str], Group] = {}

@@ -312,5 +312,8 @@ def test_a_warm_engine_freezes_what_its_turns_built(
     assert frozen == []
     engine.warm()
     assert frozen == [1]
+    for _ in range(drivers.WARM_TURNS - 1):
+        engine.warm()
+    assert frozen == [1]
     engine.warm()
-    assert frozen == [1]  # once
+    assert frozen == [1, 1]  # again at twice as many turns
