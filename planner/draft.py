@@ -15,7 +15,7 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime
 from itertools import chain
 from operator import attrgetter
-from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
+from typing import Any, NamedTuple, Protocol
 
 from jiayu.catalog import apply_command
 from jiayu.errors import JiayuError
@@ -107,7 +107,7 @@ def write_key(op: Write) -> Hashable:
     return op
 
 
-@dataclass(slots=True, init=False)
+@dataclass(slots=True)
 class Draft:
     """One turn while it is planned, then while its batches run: everything the Result and
     the session need. Parts keep the reply in the order the clauses were said."""
@@ -143,48 +143,19 @@ class Draft:
     writes: dict[Hashable, int] = field(default_factory=dict)
     """How often each write was asked in this pass: the same write said twice is two."""
 
-    def __init__(self, text: str, ctx: Inputs, memo: Memo, pending_in: Pending = None) -> None:
-        # Written out: one Draft is made per planning pass, and the generated __init__ (every
-        # field a parameter, each default factory called through a test) runs twice the
-        # bytecodes. One field a statement: a tuple of four or more is built and unpacked.
-        self.text = text
-        self.ctx = ctx
-        self.memo = memo
-        self.pending_in = pending_in
-        self.pending = None
-        self.parts = []
-        self.batches = []
-        self.outcomes = []
-        self.held = []
-        self.answers = []
-        self.options = []
-        self.failures = []
-        self.devices = []
-        self.scheduled = []
-        self.overlay = {}
-        self.planned = set()
-        self.unread = set()
-        self.timings = {}
-        self.writes = {}
-        self.asked = self.stop_scene = False
-
     def say(self, outcome: Outcome, reply: str) -> None:
         self.outcomes.append(outcome)
         self.parts.append(reply)
 
-    if TYPE_CHECKING:
+    @property
+    def home(self) -> Home:
+        """The home (the ctx's)."""
+        return self.ctx.home
 
-        @property
-        def home(self) -> Home: ...
-
-        @property
-        def session(self) -> Session: ...
-
-    else:
-        # Read a dozen times a turn: a property whose getter is C (attrgetter) runs no Python
-        # frame, and the draft keeps no copy of what its ctx holds.
-        home = property(attrgetter("ctx.home"), doc="The home (the ctx's).")
-        session = property(attrgetter("ctx.session"), doc="The session (read only).")
+    @property
+    def session(self) -> Session:
+        """The session (read only)."""
+        return self.ctx.session
 
     def add_batch(self, batch: Batch) -> None:
         """Commands to send, reported where they stand among the replies."""

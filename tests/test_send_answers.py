@@ -1,5 +1,5 @@
-"""complete_sends answers the common case (every command accepted) without a loop: the answer
-must be the loop's, for any commands and answers."""
+"""complete_sends reads a hub's send_many answer command by command, for any commands and
+answers: None is accepted, a HubError its reason, anything else or nothing "unconfirmed"."""
 
 from __future__ import annotations
 
