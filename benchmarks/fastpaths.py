@@ -30,18 +30,8 @@ HERE = Path(__file__).resolve().parent
 HOME = HERE.parent / "corpus" / "homes" / "demo.json"
 
 
-def _generated_init(cls: type) -> Callable[..., None]:
-    """The `__init__` a dataclass would generate for `cls`'s fields (every one a parameter,
-    each default factory called behind a test), for a class whose own is written by hand."""
-    fields = [
-        (f.name, Any, dataclasses.field(default=f.default, default_factory=f.default_factory))
-        for f in dataclasses.fields(cls)
-    ]
-    shadow = dataclasses.make_dataclass(f"Generated{cls.__name__}", fields)
-    return shadow.__init__  # type: ignore[no-any-return]
-
-
-def _general_settle_all(*args: Any) -> bool:
+def _settle_each(*args: Any) -> bool:
+    """run.settle_all's general way: settle each command."""
     from jiayu.executor import run
 
     batch, commands, results, audit, session, text, listener = args
@@ -52,17 +42,38 @@ def _general_settle_all(*args: Any) -> bool:
     return settled
 
 
-def _general_complete_sends(commands: Sequence[Any], got: object) -> list[str]:
-    from jiayu.executor.hubs import HubError
-
-    answer = got if isinstance(got, (list, tuple)) else ()
-    results: list[str] = []
-    for index in range(len(commands)):
-        value = answer[index] if index < len(answer) else "missing"
-        results.append(
-            "ok" if value is None else value.reason if isinstance(value, HubError) else "?"
-        )
-    return results
+def _result_init_by_field(
+    self: Any,
+    text: str,
+    outcome: str,
+    commands: Any = None,
+    answers: Any = None,
+    options: Any = None,
+    reply: str = "",
+    source: str = "none",
+    compact: Any = None,
+    ir: Any = None,
+    failures: Any = None,
+    pending: Any = None,
+    scheduled: Any = None,
+    timings: Any = None,
+) -> None:
+    """Result's __init__ as a frozen dataclass's generated one is written: object.__setattr__
+    per field, in line (the two built forms, which refuse setting, go in the dict)."""
+    put = object.__setattr__
+    put(self, "text", text)
+    put(self, "outcome", outcome)
+    put(self, "commands", [] if commands is None else commands)
+    put(self, "answers", [] if answers is None else answers)
+    put(self, "options", [] if options is None else options)
+    put(self, "reply", reply)
+    put(self, "source", source)
+    self.__dict__["_built_compact"] = [] if compact is None else compact
+    self.__dict__["_built_ir"] = {} if ir is None else ir
+    put(self, "failures", [] if failures is None else failures)
+    put(self, "pending", [] if pending is None else pending)
+    put(self, "scheduled", [] if scheduled is None else scheduled)
+    put(self, "timings", {} if timings is None else timings)
 
 
 def _walked(tree: Any) -> Callable[[Any], Any]:
@@ -111,53 +122,25 @@ def _frozen_inits() -> None:
 
 def _off(name: str) -> None:
     """Put the general way in the fast path's place."""
+    from jiayu import result
     from jiayu.executor import run
-    from jiayu.planner import clauses, draft, plan, replies
 
-    if name == "clauses._fresh":
-        clauses._fresh = clauses._fresh_each  # type: ignore[assignment]
-    elif name == "replies.grouped":
-        replies.grouped = replies.groups
-    elif name == "run.send_groups":
-        run.send_groups = lambda commands, *, together: run._runs(commands, together=together)
-    elif name == "run.settle_all":
-        run.settle_all = _general_settle_all
-    elif name == "run.complete_sends":
-        run.complete_sends = _general_complete_sends
-    elif name == "Draft.__init__":
-        draft.Draft.__init__ = _generated_init(draft.Draft)  # type: ignore[method-assign]
-    elif name == "Batch.__init__":
-        plan.Batch.__init__ = _generated_init(plan.Batch)  # type: ignore[method-assign]
-    elif name == "replies.done_phrase":
-        from jiayu.planner import delayed, finish
-
-        def unkept(home: Any, clause: Any, sent: Any, tense: Any = "done") -> str:
-            return replies._done_phrase(home, clause, sent, tense)
-
-        replies.done_phrase = finish.done_phrase = delayed.done_phrase = unkept
+    if name == "run.settle_all":
+        run.settle_all = _settle_each
+    elif name == "Result.__init__":
+        result.Result.__init__ = _result_init_by_field  # type: ignore[method-assign]
     elif name == "build.builder_of":
         from jiayu.compiler import parse
 
         parse.builder_of = _walked
     elif name == "ir.filled_directly":
         _frozen_inits()
-    elif name == "Draft.home":
-        draft.Draft.home = property(lambda self: self.ctx.home)  # type: ignore[method-assign]
-        draft.Draft.session = property(lambda self: self.ctx.session)  # type: ignore[method-assign]
     elif name != "base":
         raise SystemExit(f"no fast path {name}")
 
 
-FAST_PATHS = (
-    "run.settle_all",
-    "run.complete_sends",
-    "Draft.__init__",
-    "Batch.__init__",
-    "Draft.home",
-    "replies.done_phrase",
-    "build.builder_of",
-    "ir.filled_directly",
-)
+FAST_PATHS = ("run.settle_all", "Result.__init__", "build.builder_of", "ir.filled_directly")
+"""The fast paths still in the code (the last two in files of other owners)."""
 
 
 def _child(name: str, mode: str) -> None:

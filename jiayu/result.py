@@ -86,7 +86,8 @@ class Result:
     source: Literal["grammar", "llm", "none"] = "none"
     """What understood the utterance."""
     compact: Built[list[dict[str, Any]]] = Built()
-    """The seed-001 compact form (may be given as a function that builds it)."""
+    """The compact form, one entry per clause as the words said it (may be given as a
+    function that builds it)."""
     ir: Built[dict[str, Any]] = Built()
     """The whole IR, for debugging (may be given as a function that builds it)."""
     failures: list[dict[str, Any]] = field(default_factory=list)
