@@ -16,18 +16,15 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import os
-import random
-import re
-import subprocess
 import sys
-import threading
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 HERE = Path(__file__).resolve().parent
-HOME = HERE.parent / "corpus" / "homes" / "demo.json"
+sys.path.insert(0, str(HERE))
+
+from instructions import count, warmed  # noqa: E402
 
 
 def _settle_each(*args: Any) -> bool:
@@ -144,28 +141,8 @@ FAST_PATHS = ("run.settle_all", "Result.__init__", "build.builder_of", "ir.fille
 
 
 def _child(name: str, mode: str) -> None:
-    sys.path.insert(0, str(HERE))
-    import hassil_compare
-
-    from jiayu.engine import Engine
-    from jiayu.home import load_home
-
     _off(name)
-    engine = Engine(load_home(HOME))
-    texts = [t for _, t in hassil_compare.candidate_sentences(json.loads(HOME.read_text("utf-8")))]
-    random.Random(3).shuffle(texts)
-    warm, timed = texts[: len(texts) // 2], texts[len(texts) // 2 :]
-    speakers = iter(range(10**9))
-
-    def say(text: str) -> None:
-        engine.turn(text, f"speaker{next(speakers) % 8}")
-
-    for _ in range(2):
-        for text in warm:
-            say(text)
-    for thread in threading.enumerate():
-        if thread.name == "jiayu-pinyin":
-            thread.join()
+    say, warm, timed = warmed()
     if mode == "turns":
         for text in [*warm, *timed]:
             say(text)
@@ -173,19 +150,8 @@ def _child(name: str, mode: str) -> None:
 
 
 def _count(name: str, mode: str) -> tuple[int, int]:
-    argv = ["valgrind", "--tool=cachegrind", "--cache-sim=no", "--cachegrind-out-file=/dev/null"]
-    done = subprocess.run(
-        [*argv, sys.executable, __file__, "--child", name, mode],
-        capture_output=True,
-        text=True,
-        check=True,
-        env={**os.environ, "PYTHONHASHSEED": "0"},
-    )
-    found = re.search(r"I\s+refs:\s+([\d,]+)", done.stderr)
-    if found is None:
-        raise SystemExit(f"no instruction count from valgrind:\n{done.stderr[-2000:]}")
-    turns = json.loads(done.stdout.strip().splitlines()[-1])["turns"]
-    return int(found[1].replace(",", "")), turns
+    instructions, printed = count(__file__, name, mode)
+    return instructions, printed["turns"]
 
 
 def main(names: Sequence[str]) -> None:

@@ -86,47 +86,45 @@ ALL_OFF_CALLS = 1
 """The call_service messages 关掉所有的灯 may take on HA: its 32 commands are one service call."""
 
 
+OTHERS: dict[str, dict[str, Any]] = {
+    "ac": {"on": False, "target_temperature": 24},
+    "tv": {"on": True, "volume": 10},
+    "sensor": {"temperature": 26},
+}
+"""The state of the devices that are not lights."""
+CAPABILITIES = {
+    "Light": ["onoff", "brightness"],
+    "AirConditioner": ["onoff", "target_temperature"],
+    "Television": ["onoff", "volume"],
+    "Sensor": ["temperature_sensor"],
+}
+
+
+def _device(
+    device_id: str, name: str, room: str, kind: str, state: dict[str, Any]
+) -> dict[str, Any]:
+    return {
+        "id": device_id,
+        "name": name,
+        "room": room,
+        "type": kind,
+        "capabilities": CAPABILITIES[kind],
+        "state": state,
+    }
+
+
 def build_home() -> Home:
     """32 lights in five rooms (客厅灯, 客厅灯带 ...), every other one on; a bedroom air
     conditioner, a living-room TV and thermometer."""
     devices: list[dict[str, Any]] = []
     for (room, name), count in zip(ROOMS, LIGHTS_PER_ROOM, strict=True):
         for n in range(count):
-            devices.append(
-                {
-                    "id": f"light.{room}_{n}",
-                    "name": name + KINDS[n],
-                    "room": room,
-                    "type": "Light",
-                    "capabilities": ["onoff", "brightness"],
-                    "state": {"on": len(devices) % 2 == 1, "brightness": 50},
-                }
-            )
+            state = {"on": len(devices) % 2 == 1, "brightness": 50}
+            devices.append(_device(f"light.{room}_{n}", name + KINDS[n], room, "Light", state))
     devices += [
-        {
-            "id": "climate.bedroom",
-            "name": "卧室空调",
-            "room": "bedroom",
-            "type": "AirConditioner",
-            "capabilities": ["onoff", "target_temperature"],
-            "state": {"on": False, "target_temperature": 24},
-        },
-        {
-            "id": "media_player.living_tv",
-            "name": "客厅电视",
-            "room": "living",
-            "type": "Television",
-            "capabilities": ["onoff", "volume"],
-            "state": {"on": True, "volume": 10},
-        },
-        {
-            "id": "sensor.living_temperature",
-            "name": "客厅温度计",
-            "room": "living",
-            "type": "Sensor",
-            "capabilities": ["temperature_sensor"],
-            "state": {"temperature": 26},
-        },
+        _device("climate.bedroom", "卧室空调", "bedroom", "AirConditioner", OTHERS["ac"]),
+        _device("media_player.living_tv", "客厅电视", "living", "Television", OTHERS["tv"]),
+        _device("sensor.living_temperature", "客厅温度计", "living", "Sensor", OTHERS["sensor"]),
     ]
     rooms = [{"id": room, "name": name} for room, name in (*ROOMS, ("bedroom", "卧室"))]
     home = {"version": 1, "name": "基准之家", "rooms": rooms, "devices": devices}
