@@ -33,6 +33,8 @@ def _turn(home: Home, text: str, state: dict[str, dict[str, Any]]) -> Any:
         ("把客厅空调调高一度", "ac_living", "target_temperature", {"on": True}),
         ("把客厅窗帘开大一点", "curtain_living", "position", {}),
         ("把客厅电视音量调大一点", "tv_living", "volume", {"on": True}),
+        ("客厅风扇调快一点", "fan_living", "fan_speed", {"on": True}),
+        ("把客厅灯调暖一点", "light_living", "color_temp", {"on": True}),
     ],
 )
 def test_a_bad_reading_is_unreadable_and_nothing_is_sent(
