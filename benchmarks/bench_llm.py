@@ -5,7 +5,7 @@
 
 A canned client answers at once with a fixed compact array, so `FallbackParse.overhead_s`
 (everything `Fallback.parse` does besides the call) is all that is timed; the budget is
-1 ms per turn (issue 9). Each utterance is paired with the answer a model would give, and
+1 ms per turn. Each utterance is paired with the answer a model would give, and
 the pairs run round-robin after a warm-up. p99 is nearest-rank. Exits 1 when the median
 is over budget.
 """

@@ -20,6 +20,7 @@ import shutil
 import subprocess
 import sys
 import threading
+from collections.abc import Callable
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -27,7 +28,10 @@ HOME = HERE.parent / "corpus" / "homes" / "demo.json"
 REPEATS = 3
 
 
-def _child(mode: str) -> None:
+def warmed() -> tuple[Callable[[str], None], list[str], list[str]]:
+    """An engine on the demo home warmed as every count here warms it: the peer sentences
+    shuffled and halved, the warm half said twice, the background pinyin build waited for.
+    Returns how to say a sentence (rotating speakers), the warm half and the other half."""
     sys.path.insert(0, str(HERE))
     import hassil_compare
 
@@ -49,6 +53,11 @@ def _child(mode: str) -> None:
     for thread in threading.enumerate():
         if thread.name == "jiayu-pinyin":
             thread.join()
+    return say, warm, timed
+
+
+def _child(mode: str) -> None:
+    say, warm, timed = warmed()
     if mode == "unseen":
         for text in timed:
             say(text)
@@ -59,10 +68,12 @@ def _child(mode: str) -> None:
     print(json.dumps({"warm": len(warm), "timed": len(timed)}))
 
 
-def _count(mode: str) -> tuple[int, dict[str, int]]:
+def count(script: str, *args: str) -> tuple[int, dict[str, int]]:
+    """The instructions cachegrind counts in `python script --child *args`, and the JSON
+    object the script printed last."""
     argv = ["valgrind", "--tool=cachegrind", "--cache-sim=no", "--cachegrind-out-file=/dev/null"]
     done = subprocess.run(
-        [*argv, sys.executable, __file__, "--child", mode],
+        [*argv, sys.executable, script, "--child", *args],
         capture_output=True,
         text=True,
         check=True,
@@ -77,9 +88,9 @@ def _count(mode: str) -> tuple[int, dict[str, int]]:
 def main() -> None:
     if shutil.which("valgrind") is None:
         raise SystemExit("needs valgrind (apt-get install valgrind)")
-    base, sizes = _count("base")
-    unseen, _ = _count("unseen")
-    repeated, _ = _count("repeated")
+    base, sizes = count(__file__, "base")
+    unseen, _ = count(__file__, "unseen")
+    repeated, _ = count(__file__, "repeated")
     print(f"demo home, {sizes['timed']} unseen and {sizes['warm']} repeated sentences:")
     print(f"  unseen turn:   {(unseen - base) / sizes['timed'] / 1000:7.1f}k instructions")
     per_repeated = (repeated - base) / (REPEATS * sizes["warm"])

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import math
 import random
 import statistics
 import tempfile
@@ -23,7 +24,7 @@ from jiayu.ir import Clause, Parse
 from jiayu.replay import nearest_rank
 from jiayu.resolver.session import Session
 
-# Targets from issue 13, for the 10,000- and 100,000-device homes (ms unless said).
+# Goals for the 10,000- and 100,000-device homes (ms unless said).
 TARGETS: dict[int, dict[str, dict[str, float]]] = {
     10_000: {
         "load": {"median": 500},
@@ -181,7 +182,7 @@ TURNS_PER_RUN = 5
 
 
 def whole_home(engine: Engine) -> Row:
-    """The whole-home turn as issue 22 holds it: the median of RUNS runs (each the median of
+    """The whole-home turn as its goal is held: the median of RUNS runs (each the median of
     TURNS_PER_RUN turns, each in a fresh session), and the p99 of every turn timed."""
     ids = (f"whole{i}" for i in itertools.count())
     engine.turn(WHOLE_HOME, next(ids))  # warm-up
@@ -203,10 +204,54 @@ def whole_home(engine: Engine) -> Row:
     return row
 
 
+GROWTH_SIZES = (1_000, 10_000, 50_000)
+GROWTH_TURNS = ("哪些灯开着", "打开所有的灯", "打开<device>")
+GROWTH_LIMITS = {"哪些灯开着": (150.0, 1.1)}
+"""Per turn: the most milliseconds at 50,000 devices and the largest growth exponent."""
+
+
+def growth(sizes: tuple[int, ...] = GROWTH_SIZES, runs: int = 5) -> list[str]:
+    """The median ms of each growth turn at each home size, and how it grows: the exponent k
+    of time ∝ devices^k between neighbouring sizes (1 is linear)."""
+    medians: dict[str, list[float]] = {turn: [] for turn in GROWTH_TURNS}
+    for size in sizes:
+        engine = Engine(load_home_of(size))
+        settle(engine)
+        named = next(d.name for d in engine.home.devices if "onoff" in d.capabilities)
+        ids = (f"g{i}" for i in itertools.count())
+        for turn in GROWTH_TURNS:
+            text = turn.replace("<device>", named)
+            engine.turn(text, next(ids))  # warm-up
+            times = []
+            for _ in range(runs):
+                t0 = time.perf_counter()
+                engine.turn(text, next(ids))
+                times.append(1000 * (time.perf_counter() - t0))
+            medians[turn].append(statistics.median(times))
+    lines = ["turn" + "".join(f"{size:>12,}" for size in sizes) + "   exponents"]
+    for turn, ms in medians.items():
+        exponents = [
+            math.log(b / a) / math.log(y / x)
+            for (x, a), (y, b) in itertools.pairwise(zip(sizes, ms, strict=True))
+        ]
+        line = f"{turn:<10}" + "".join(f"{m:>10.2f}ms" for m in ms)
+        line += "   " + "  ".join(f"{k:.2f}" for k in exponents)
+        limit = GROWTH_LIMITS.get(turn)
+        if limit is not None:
+            met = ms[-1] <= limit[0] and exponents[-1] <= limit[1]
+            line += f"   (≤ {limit[0]:.0f} ms, ≤ {limit[1]}: {'met' if met else 'MISSED'})"
+        lines.append(line)
+    return lines
+
+
 if __name__ == "__main__":
     # python benchmarks/scaling.py [DEVICES]: the whole-home turn on one generated home.
+    # python benchmarks/scaling.py --growth: three turns at 1,000, 10,000 and 50,000 devices.
     import sys
 
+    if sys.argv[1:] == ["--growth"]:
+        print("\n".join(growth()))
+        sys.exit(0)
     size = int(sys.argv[1]) if len(sys.argv) > 1 else 10_000
     engine = Engine(load_home_of(size))
     settle(engine)

@@ -14,7 +14,6 @@ import asyncio
 import contextvars
 import functools
 import inspect
-import logging
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar, cast
@@ -23,6 +22,7 @@ from jiayu.executor.audit import AuditLog
 from jiayu.executor.hubs import AsyncHub, Hub, HubError
 from jiayu.executor.hubs.base import BatchHub, Reads, Sends
 from jiayu.executor.run import (
+    Part,
     Report,
     audit_ahead,
     complete_reads,
@@ -31,13 +31,11 @@ from jiayu.executor.run import (
     fail_sends,
     hub_failure,
     send_failure,
-    send_groups,
-    settle_all,
+    send_plan,
+    settle_parts,
 )
 from jiayu.ir import Command
 from jiayu.planner.plan import Batch
-
-log = logging.getLogger("jiayu")
 
 T = TypeVar("T")
 
@@ -151,21 +149,23 @@ class AsyncRunner:
         self, batches: Sequence[Batch], *, session: str, text: str, notify: Notify
     ) -> asyncio.Task[Report]:
         """Queue every command now, in order (this fixes the order per device), and return
-        the task that finishes when all of them have been tried. With a `send_many` hub a
-        batch's commands to different devices go out in one call (`send_groups`)."""
+        the task that finishes when all of them have been tried. With a `send_many` hub the
+        turn's commands to different devices go out in one call (`send_plan`)."""
         report = Report()
         sends: list[asyncio.Task[None]] = []
-        for batch in batches:
-            for group in send_groups(batch.commands, together=self._send_many is not None):
-                # A group waits for every command queued before it on any of its devices.
-                before = {self._tails[c.device] for c in group if c.device in self._tails}
-                task = asyncio.create_task(
-                    self._send(before, batch, group, report, session, text, notify)
-                )
-                for command in group:
-                    self._tails[command.device] = task
-                    task.add_done_callback(functools.partial(self._forget, command.device))
-                sends.append(task)
+        for parts in send_plan(batches, together=self._send_many is not None):
+            group = (
+                [c for _, commands in parts for c in commands] if len(parts) > 1 else parts[0][1]
+            )
+            # A group waits for every command queued before it on any of its devices.
+            before = {self._tails[c.device] for c in group if c.device in self._tails}
+            task = asyncio.create_task(
+                self._send(before, parts, group, report, session, text, notify)
+            )
+            for command in group:
+                self._tails[command.device] = task
+                task.add_done_callback(functools.partial(self._forget, command.device))
+            sends.append(task)
         return asyncio.create_task(_gather(sends, report))
 
     async def aclose(self) -> None:
@@ -183,7 +183,7 @@ class AsyncRunner:
     async def _send(
         self,
         before: set[asyncio.Task[None]],
-        batch: Batch,
+        parts: list[Part],
         group: list[Command],
         report: Report,
         session: str,
@@ -201,7 +201,7 @@ class AsyncRunner:
             for command in ready:
                 notify("started", command, None)
             results = await self._deliver(ready)
-            if not settle_all(batch, ready, results, self.audit, session, text, notify):
+            if not settle_parts(parts, ready, results, self.audit, session, text, notify):
                 report.audit_failed = True
 
     async def _deliver(self, commands: list[Command]) -> list[str]:

@@ -1,7 +1,7 @@
-"""Live events of the asyncio runtime (seed 004's real-time push), per session.
+"""Live events of the asyncio runtime (pushed as they happen), per session.
 
 Each command publishes started / finished / failed, each turn done / failed, each
-background scene started / finished / failed / cancelled (seed 004's vibe events), in the
+background scene started / finished / failed / cancelled, in the
 order they happen, to the session's subscribers: async iterators (one queue each)
 and plain callbacks. A slow subscriber never blocks sending: its queue is unbounded
 and is dropped when the subscriber goes away.
@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     # Imported where a stream starts: the sync engine publishes events too, without asyncio.
     import asyncio
 
-log = logging.getLogger("jiayu")
+log = logging.getLogger(__name__)
 
 EventKind = Literal[
     "command.started",
@@ -75,7 +75,12 @@ class EventBus:
             try:
                 callback(event)
             except Exception:  # a subscriber's bug must not stop the sends
-                log.exception("jiayu.event_callback_failed", extra={"session": event.session})
+                log.exception(
+                    "a callback of session %s failed on %s",
+                    event.session,
+                    event.kind,
+                    extra={"session": event.session},
+                )
 
     def on(self, session: str, callback: Callback) -> Callable[[], None]:
         """Call `callback` with each event of the session; returns a function that stops it."""

@@ -8,7 +8,7 @@ report, so the sync API, the asyncio runtime and schedules share one planner.
 A hub with `read_many`/`send_many` (a `BatchHub`) is asked for all of a clause's reads in
 one call, and sent each batch's commands to distinct devices in one call; a hub with only
 `read`/`send` is called once per device. Whatever a hub raises, or however it breaks its
-contract, is a failure of the devices in that call (CONTRACTS §5), never an exception here.
+contract, is a failure of the devices in that call, never an exception here.
 """
 
 from __future__ import annotations
@@ -16,7 +16,6 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from operator import attrgetter
 from typing import Any, Literal
 
 from jiayu.executor.audit import AuditError, AuditLog
@@ -25,7 +24,7 @@ from jiayu.executor.hubs.base import Reads, Sends
 from jiayu.ir import Command
 from jiayu.planner.plan import Batch
 
-log = logging.getLogger("jiayu")
+log = logging.getLogger(__name__)
 
 EventKind = Literal["started", "finished", "failed"]
 
@@ -89,19 +88,22 @@ class SyncRunner:
     ) -> Report:
         """Send every batch's commands in order; a failed audit write stops the rest.
 
-        With a `send_many` hub, a batch goes out in `send_groups`: one call per group."""
+        With a `send_many` hub, the turn's commands go out in `send_plan`'s groups: one call
+        per group, so a turn whose devices are all different is one round trip."""
         report = Report()
-        for batch in batches:
-            for group in send_groups(batch.commands, together=self._send_many is not None):
-                ready = audit_ahead(group, report, self.audit, session, text)
-                if not ready:
-                    continue
-                if listener is not None:
-                    for command in ready:
-                        listener("started", command, None)
-                results = self._send(ready)
-                if not settle_all(batch, ready, results, self.audit, session, text, listener):
-                    report.audit_failed = True
+        for parts in send_plan(batches, together=self._send_many is not None):
+            group = (
+                [c for _, commands in parts for c in commands] if len(parts) > 1 else parts[0][1]
+            )
+            ready = audit_ahead(group, report, self.audit, session, text)
+            if not ready:
+                continue
+            if listener is not None:
+                for command in ready:
+                    listener("started", command, None)
+            results = self._send(ready)
+            if not settle_parts(parts, ready, results, self.audit, session, text, listener):
+                report.audit_failed = True
         return report
 
     def _send(self, commands: list[Command]) -> list[str]:
@@ -126,19 +128,6 @@ def send_groups(commands: Sequence[Command], *, together: bool) -> list[list[Com
     """The commands in order, cut into the groups that each go out in one hub call: with
     `together` (a hub with `send_many`), consecutive runs with no device twice, so a device's
     commands keep their order; else one command per group."""
-    if len(commands) <= 1:  # most batches: one command, one group
-        return [list(commands)] if commands else []
-    if together and len(set(map(_device, commands))) == len(commands):
-        return [list(commands)]  # no device twice (所有的灯): one group, no per-command sets
-    return _runs(commands, together=together)
-
-
-_device = attrgetter("device")
-"""A command's device: mapped over a batch in C, not a Python expression per command."""
-
-
-def _runs(commands: Sequence[Command], *, together: bool) -> list[list[Command]]:
-    """send_groups' cut, command by command (its shortcuts give the same groups)."""
     groups: list[list[Command]] = []
     devices: set[str] = set()
     for command in commands:
@@ -148,6 +137,30 @@ def _runs(commands: Sequence[Command], *, together: bool) -> list[list[Command]]
         groups[-1].append(command)
         devices.add(command.device)
     return groups
+
+
+Part = tuple[Batch, list[Command]]
+"""Commands of one batch within a group sent in one call."""
+
+
+def send_plan(batches: Sequence[Batch], *, together: bool) -> list[list[Part]]:
+    """The turn's commands, every batch's in order, cut into `send_groups` across batches:
+    the planner has planned every clause before anything is sent, so no clause waits on an
+    earlier one's send, and clauses to different devices share one hub call. Each group is
+    given as the parts of the batches it carries, to settle each command in its own batch."""
+    commands = [c for b in batches for c in b.commands]
+    owners = [b for b in batches for _ in b.commands]
+    plan: list[list[Part]] = []
+    at = 0
+    for group in send_groups(commands, together=together):
+        parts: list[Part] = []
+        for owner, command in zip(owners[at : at + len(group)], group, strict=True):
+            if not parts or parts[-1][0] is not owner:
+                parts.append((owner, []))
+            parts[-1][1].append(command)
+        at += len(group)
+        plan.append(parts)
+    return plan
 
 
 def audit_ahead(
@@ -175,7 +188,7 @@ def hub_failure(device: str, exc: BaseException) -> HubError:
         return exc
     if isinstance(exc, TimeoutError):
         return HubError(device, "timeout")
-    log.error("jiayu.hub_raised", exc_info=exc, extra={"device": device})
+    log.error("the hub raised for %s: %r", device, exc, exc_info=exc, extra={"device": device})
     return HubError(device, "error")
 
 
@@ -195,14 +208,14 @@ def complete_reads(device_ids: Sequence[str], got: object) -> Reads:
         if isinstance(value, (Mapping, HubError)):
             reads[device_id] = value
         else:
-            log.error("jiayu.hub_no_read", extra={"device": device_id})
+            log.error("the hub gave no read of %s", device_id, extra={"device": device_id})
             reads[device_id] = HubError(device_id, "error")
     return reads
 
 
 def send_failure(device: str, exc: BaseException) -> str:
     """Why a send failed. Our own wait running out is not the hub saying no: the command may
-    have left and may yet happen, so it is "unconfirmed" (CONTRACTS §5), never "timeout"."""
+    have left and may yet happen, so it is "unconfirmed", never "timeout"."""
     if isinstance(exc, TimeoutError):
         return "unconfirmed"
     return hub_failure(device, exc).reason
@@ -217,8 +230,6 @@ def complete_sends(commands: Sequence[Command], got: object) -> list[str]:
     """A hub's `send_many` answer as results, held to its contract: a command it gave no
     answer for may have left, so it is "unconfirmed", never a success."""
     answer = got if isinstance(got, (list, tuple)) else ()  # read in place: no copy
-    if len(answer) == len(commands) and answer.count(None) == len(answer):
-        return ["ok"] * len(answer)  # every command accepted: counted in C, not one by one
     results: list[str] = []
     for index, command in enumerate(commands):
         value = answer[index] if index < len(answer) else "missing"
@@ -227,9 +238,38 @@ def complete_sends(commands: Sequence[Command], got: object) -> list[str]:
         elif isinstance(value, HubError):
             results.append(value.reason)
         else:
-            log.error("jiayu.hub_no_result", extra={"device": command.device})
+            log.error(
+                "the hub gave no result for %s to %s",
+                command.command,
+                command.device,
+                extra={"device": command.device},
+            )
             results.append("unconfirmed")
     return results
+
+
+def settle_parts(
+    parts: Sequence[Part],
+    ready: Sequence[Command],
+    results: Sequence[str],
+    audit: AuditLog | None,
+    session: str,
+    text: str,
+    listener: Listener | None,
+) -> bool:
+    """`settle_all` each part of a group for the commands of it that were sent (`ready`, a
+    first run of the group, with their `results`); False when an audit line failed."""
+    settled = True
+    at = 0
+    for batch, commands in parts:
+        mine = commands[: len(ready) - at]
+        if not mine:
+            break
+        end = at + len(mine)
+        if not settle_all(batch, mine, results[at:end], audit, session, text, listener):
+            settled = False
+        at = end
+    return settled
 
 
 def settle_all(
@@ -247,7 +287,7 @@ def settle_all(
         audit is None
         and listener is None
         and len(commands) == len(results) == results.count("ok")
-        and not log.isEnabledFor(logging.INFO)
+        and not log.isEnabledFor(logging.DEBUG)
     ):
         # All accepted and no one told of each (所有的灯 with no audit, listener or log):
         # settling each would only add it to the batch's sent, so add them all at once.
@@ -275,9 +315,12 @@ def settle(
         batch.sent.append(command)
     else:
         batch.failed.append((command, result))
-    if log.isEnabledFor(logging.INFO):  # per command sent: its fields only when logged
-        log.info(
-            "jiayu.sent",
+    if log.isEnabledFor(logging.DEBUG):  # per command sent: its fields only when logged
+        log.debug(
+            "sent %s to %s: %s",
+            command.command,
+            command.device,
+            result,
             extra={
                 "session": session,
                 "device": command.device,
@@ -307,6 +350,11 @@ def audit_line(
             result=result,
         )
     except AuditError as err:
-        log.error("jiayu.audit_failed", extra={"path": audit.path, "error": str(err)})
+        log.error(
+            "the audit log %s could not be written: %s",
+            audit.path,
+            err,
+            extra={"path": audit.path, "error": str(err)},
+        )
         return False
     return True

@@ -1,13 +1,13 @@
-"""Long scenes (seed 004's ambience: 帮我放松一下, 营造观影氛围) run in the background.
+"""Long scenes (an ambience set step by step: 帮我放松一下, 营造观影氛围) run in the background.
 
 A scene whose steps wait (`delay_s`) would hold the turn for minutes; instead the engine
 answers at once and hands the steps to the home's `SceneRunner`, one asyncio task that sends
 them in order, each after its delay on the injected clock. Only one runs per home: a new
 scene replaces the running one, and 算了/停下/取消/不要了 cancels it. How it ended (finished or
-failed) goes to `on_done`, which the engine queues for the next turn's reply (seed 004's
+failed) goes to `on_done`, which the engine queues for the next turn's reply (the session's
 message queue); a cancelled scene is not told there, because the user has just been told, but
 to `on_cancelled`, so the runtime can publish it. `on_start` and one of the two endings let
-the runtime publish the scene.* events (CONTRACTS §2): a scene told as started is always told
+the runtime publish the scene.* events: a scene told as started is always told
 as ended, and a `SceneOutcome.status` is the event's name after "scene.".
 
 The runner is bound to its event loop: call it from the loop's thread (the asyncio runtime).

@@ -320,6 +320,8 @@ TEMPLATES: Final[Mapping[str, str]] = {
     "failed.audit": "审计日志写不进去，后面的操作没有执行",
     "failed.audit_some": "审计日志写不进去，有的操作没有执行",
     "failed.crashed": "抱歉，出了点问题，后面的操作没有执行。",
+    "refuse.risky_when_fired": "{names:list}现在要确认才能{command:command}，没有执行",
+    "told.fired": "定时的操作：{reply}",
     # Questions back and refusals of the planner.
     "ask.what_to_do": "要对它做什么呢？",
     "ask.heard_poorly": "没太听清，你是要{action:action}{names}吗？",

@@ -32,7 +32,7 @@ if TYPE_CHECKING:
     from jiayu.compiler.llm.client import LLMClient
     from jiayu.resolver.names import NameIndex
 
-log = logging.getLogger("jiayu")
+log = logging.getLogger(__name__)
 
 MAX_SESSIONS = 10_000
 """Sessions kept per engine; the least recently used is forgotten beyond this."""
@@ -115,7 +115,7 @@ def defer_scene_steps(schedules: ScheduleStore, draft: Draft) -> None:
 
 
 def told_first(session: Session, reply: str) -> str:
-    """The reply after what the session was waiting to be told (seed 004's queue), which is
+    """The reply after what the session was waiting to be told (its message queue), which is
     told once: the queue is emptied."""
     if not session.messages:
         return reply
@@ -133,7 +133,12 @@ def told(result: Result, session: Session) -> Result:
 
 def crashed(session: Session, text: str, sent: Sequence[Command] = ()) -> Result:
     """The Result of a turn that hit a bug: whatever was already sent is reported."""
-    log.exception("jiayu.turn_failed", extra={"session": session.id, "text": text})
+    log.exception(
+        "a turn of session %s failed: %s",
+        session.id,
+        text,
+        extra={"session": session.id, "text": text},
+    )
     session.pending = None
     commands = commands_json(sent)
     return Result(
@@ -149,6 +154,35 @@ def load_fallback(llm: LLMClient, home: Home) -> Fallback:
     from jiayu.compiler.llm import Fallback
 
     return Fallback(llm, home)
+
+
+WARM_TURNS = 64
+"""Turns after which an engine counts as warm: the phrasings a home hears most have been
+compiled and checked, and what that built (the compile cache, the catalog's remembered
+checks) lives as long as the engine."""
+
+
+class Warming:
+    """When an engine warms, shared by its `fresh()` copies: after the first turn any of them
+    answers, the pinyin data is built in a background thread; after WARM_TURNS turns, and
+    again each time the count doubles, what the turns built is kept out of later full
+    collections (`gc.freeze`), which would otherwise rescan it and set the slowest turns (a
+    gen-2 collection of a warm compile cache takes longer than a turn). Doubling keeps the
+    freezes few (log of the turns), and what is frozen is what was alive then."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._turns = 0
+
+    def turned(self, lexicon: Lexicon, names: NameIndex) -> None:
+        """One more turn answered."""
+        with self._lock:
+            self._turns += 1
+            turns = self._turns
+        if turns == 1:
+            warm_in_background(lexicon, names)
+        elif turns >= WARM_TURNS and turns & (turns - 1) == 0:  # 64, 128, 256, …
+            gc.freeze()
 
 
 def warm_in_background(lexicon: Lexicon, names: NameIndex) -> None:

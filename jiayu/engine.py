@@ -14,10 +14,10 @@ import gc
 import inspect
 import logging
 import os
-import threading
 import time
 from collections.abc import Callable
 from datetime import datetime
+from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -29,6 +29,7 @@ from jiayu.executor.events import Event, EventBus
 from jiayu.executor.hubs import AsyncHub, Hub, SimulatedHub
 from jiayu.executor.run import Listener, SyncRunner
 from jiayu.executor.schedules import ScheduleStore
+from jiayu.grammar.phrases import say
 from jiayu.home import Home, collector_paused, load_home
 from jiayu.planner.draft import Inputs
 from jiayu.planner.effects import Consult, Read, Send, Steps
@@ -43,7 +44,10 @@ if TYPE_CHECKING:
     from jiayu.compiler.llm.client import LLMClient
     from jiayu.runtime import Handled, Runtime
 
-log = logging.getLogger("jiayu")
+log = logging.getLogger(__name__)
+
+DEMO_HOME = "homes/demo.json"
+"""The demo home, inside the installed `jiayu.corpus` package."""
 
 
 class Engine:
@@ -79,9 +83,8 @@ class Engine:
         self.limits, self.confirm_ttl_s = (parallel, command_timeout), confirm_ttl_s
         self.clock: Clock = clock if clock is not None else SystemClock()
         self._paths = (schedules_path, preferences_path)
-        # Shared with fresh() copies, which share the indexes: the pinyin data is built once,
-        # after the first turn any of them answers.
-        self._warming = threading.Event()
+        # Shared with fresh() copies, which share the indexes: they warm once.
+        self._warming = drivers.Warming()
         self._setup()
         # What was built lives as long as the engine: keep later collections from rescanning it.
         gc.freeze()
@@ -93,9 +96,8 @@ class Engine:
         self.sessions = drivers.Sessions()
         self.events = EventBus()
         self.runtime: Runtime | None = None
-        schedules, preferences = self._paths
-        self.schedules = ScheduleStore(_path(schedules))
-        self.preferences = PreferenceStore(_path(preferences))
+        schedules, preferences = (Path(p) if p is not None else None for p in self._paths)
+        self.schedules, self.preferences = ScheduleStore(schedules), PreferenceStore(preferences)
 
     def fresh(self, *, hub: Hub | None = None) -> Engine:
         """A new engine on the same home and indexes: new sessions, and a new simulated hub
@@ -114,6 +116,11 @@ class Engine:
     def from_file(cls, path: str | os.PathLike[str], **kwargs: Any) -> Engine:
         """An engine on the home in a JSON file (HomeError if it is invalid)."""
         return cls(load_home(path), **kwargs)
+
+    @classmethod
+    def demo(cls, **kwargs: Any) -> Engine:
+        """An engine on the bundled demo home (示范之家), on the simulated hub by default."""
+        return cls.from_file(str(resources.files("jiayu.corpus").joinpath(DEMO_HOME)), **kwargs)
 
     def session(self, session_id: str) -> Session:
         """The session with this id, created on first use."""
@@ -175,7 +182,7 @@ class Engine:
             with session.lock:
                 inputs = self.inputs(session, None, schedule.user)._replace(now=now)
                 result = self._drive(fire(schedule, inputs), runner, None, session, schedule.text)
-            session.messages.append(f"定时的操作：{result.reply}")
+            session.messages.append(say("told.fired", reply=result.reply))
             results.append(result)
         for schedule, why in due.dropped():
             self.sessions.tell_dropped(schedule, why)
@@ -226,12 +233,10 @@ class Engine:
             return drivers.crashed(session, text, [c for b in batches for c in b.sent])
 
     def warm(self) -> None:
-        """Build the pinyin data in the background once the first turn is answered: a later
-        turn with a slip must not pay for it, and neither must start-up or the first reply
-        (it keys every name of the home in pinyin: tens of ms, more on a big home)."""
-        if not self._warming.is_set():
-            self._warming.set()
-            drivers.warm_in_background(self.lexicon, self.names)
+        """A turn was answered: after the first, the pinyin data is built in the background (a
+        later turn with a slip must not pay for it, nor start-up or the first reply); once
+        warm, what the turns built is frozen out of the collector's scans (drivers.Warming)."""
+        self._warming.turned(self.lexicon, self.names)
 
     # --- the asyncio API (jiayu/runtime.py) ------------------------------------------
 
@@ -284,9 +289,7 @@ def _known_room(home: Home, area: str) -> str | None:
     try:
         return home.room(area).id
     except KeyError:
-        log.warning("jiayu.unknown_area", extra={"area": area})
+        log.warning(
+            "the hub named area %r, no room of this home: ignored", area, extra={"area": area}
+        )
         return None
-
-
-def _path(path: str | os.PathLike[str] | None) -> Path | None:
-    return Path(path) if path is not None else None

@@ -1,4 +1,4 @@
-"""The Result of one turn (CONTRACTS.md §2)."""
+"""The Result of one turn: what was understood, sent, answered, asked, refused and said."""
 
 from __future__ import annotations
 
@@ -86,7 +86,8 @@ class Result:
     source: Literal["grammar", "llm", "none"] = "none"
     """What understood the utterance."""
     compact: Built[list[dict[str, Any]]] = Built()
-    """The seed-001 compact form (may be given as a function that builds it)."""
+    """The compact form, one entry per clause as the words said it (may be given as a
+    function that builds it)."""
     ir: Built[dict[str, Any]] = Built()
     """The whole IR, for debugging (may be given as a function that builds it)."""
     failures: list[dict[str, Any]] = field(default_factory=list)
@@ -144,7 +145,7 @@ class Result:
         return {**self.__dict__, "_built_compact": self.compact, "_built_ir": self.ir}
 
     def to_json(self) -> dict[str, Any]:
-        """The Result as plain JSON (CONTRACTS.md §2)."""
+        """The Result as plain JSON: the public contract's keys, `compact` and `ir` built."""
         return {
             "text": self.text,
             "outcome": self.outcome,

@@ -1,5 +1,5 @@
-"""The asyncio driver of the planner: plan on the event loop, answer at once (seed 004's
-say-first), send in the background, and tell what came of it in events and later replies.
+"""The asyncio driver of the planner: plan on the event loop, answer at once (say first,
+act after), send in the background, and tell what came of it in events and later replies.
 
 The same effect generators as the sync `Engine.turn` (planner/turn.py); here a Read is
 awaited for all its devices at once, the LLM's one blocking call runs in a worker thread, and
@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import itertools
-import logging
 import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -37,8 +36,6 @@ from jiayu.text import shown
 
 if TYPE_CHECKING:
     from jiayu.engine import Engine
-
-log = logging.getLogger("jiayu")
 
 Notify = Callable[[str, Command, str | None], None]
 
@@ -182,6 +179,10 @@ class Runtime:
         inputs = engine.inputs(session, None, schedule.user)
         steps = fire(schedule, inputs)
         draft = await self._until_send(steps)
+        if not any(batch.commands for batch in draft.batches):
+            # Nothing goes out (dropped as risky now, or its condition unmet): told, as the
+            # sync API tells every schedule it fires.
+            session.messages.append(say("told.fired", reply=announce(draft)))
         number = next(self.turns)
         notify = self._notifier(schedule.session, number)
         sending = self.runner.submit(

@@ -45,6 +45,7 @@ def plan_in_order(
             if condition.subject is not None:
                 focus.extend(_rooms(condition.subject))
             if condition not in checked:
+                _read_with(draft, clause, condition, focus, previous)
                 checked[condition] = conditions.holds(draft, condition, focus)
             if not checked[condition]:
                 continue
@@ -61,6 +62,23 @@ def plan_in_order(
         room = _one_room(draft, acted)
         if room is not None:  # 把书房灯关了，台灯打开: the room inside a name counts too
             focus.append(room)
+
+
+def _read_with(
+    draft: Draft,
+    clause: Clause,
+    condition: Condition,
+    focus: Sequence[str],
+    previous: tuple[str, ...] | None,
+) -> None:
+    """A clause that reads its devices (调低一度) under a condition: the condition's sensors
+    and the clause's devices are read in one round trip, not one after the other."""
+    if not needs_read(clause) or clause.target is None:
+        return
+    resolution = draft.resolve(clause, focus, previous)
+    sensors = conditions.sources(draft, condition, focus)
+    if isinstance(resolution, Found) and sensors:
+        draft.states([*sensors, *resolution.devices])
 
 
 def _clause(
@@ -218,18 +236,9 @@ def queue(
         draft.pending = PendingConfirm(tuple(draft.held), condition, tuple(focus), draft.text)
 
 
-def _fresh(queued: set[Command], commands: Sequence[Command]) -> Sequence[Command]:
+def _fresh(queued: set[Command], commands: Sequence[Command]) -> list[Command]:
     """The commands not queued before in the turn, each once, in order, now added to
     `queued`: 客厅灯和客厅灯 gives one device one identical command per turn."""
-    new = set(commands)
-    if len(new) == len(commands) and queued.isdisjoint(new):
-        queued.update(new)  # all new, none twice (a floor's lights): no test per command
-        return commands
-    return _fresh_each(queued, commands)
-
-
-def _fresh_each(queued: set[Command], commands: Sequence[Command]) -> list[Command]:
-    """`_fresh`, command by command (its shortcut gives the same)."""
     fresh: list[Command] = []
     for command in commands:
         count = len(queued)
@@ -241,7 +250,7 @@ def _fresh_each(queued: set[Command], commands: Sequence[Command]) -> list[Comma
 
 def _scene(draft: Draft, clause: Clause) -> tuple[str, ...]:
     if clause.scene is None:
-        # 换个风格 (seed 004): the running scene stops, and the next one is asked for.
+        # 换个风格: the running scene stops, and the next one is asked for.
         stopped = stop_scene(draft)
         names = [shown(s.name) for s in draft.home.scenes]
         if not names:
@@ -255,8 +264,16 @@ def _scene(draft: Draft, clause: Clause) -> tuple[str, ...]:
     queue(draft, commands, None, scene=scene.name)
     batch = draft.parts[-1]
     if isinstance(batch, Batch) and batch.scene == scene.name:
-        delays = {(s.device, s.command): s.delay_s for s in scene.steps}
-        batch.delays = tuple(delays.get((c.device, c.command), 0.0) for c in batch.commands)
+        # Each step keeps its own time from the scene's start, found by the step it came from
+        # (two steps may send one device one command): a step held or refused above passes
+        # its wait on to the next one sent.
+        offsets: dict[int, float] = {}
+        offset = 0.0
+        for command, step in zip(commands, scene.steps, strict=True):
+            offset += step.delay_s
+            offsets[id(command)] = offset
+        at = [offsets[id(c)] for c in batch.commands]
+        batch.delays = tuple(b - a for a, b in zip([0.0, *at], at, strict=False))
     return tuple(dict.fromkeys(c.device for c in commands))
 
 
@@ -269,9 +286,12 @@ def stop_scene(draft: Draft) -> bool | None:
     when they could not be (said here)."""
     draft.stop_scene = True
     session = draft.session.id
-    if not draft.wrote() and not draft.ctx.schedules.pending(session=session, scene_steps=True):
+    cancel = CancelSchedules(session, None, scene_steps=True)
+    if not draft.answered(cancel) and not draft.ctx.schedules.pending(
+        session=session, scene_steps=True
+    ):
         return False  # nothing to cancel: no write (and no second pass to wait for it)
-    answer = draft.write(CancelSchedules(session, None, scene_steps=True))
+    answer = draft.write(cancel)
     error = failed(answer)
     if error is not None:
         draft.say("rejected", say("refuse.scene_not_stopped", error=error))

@@ -62,6 +62,7 @@ def schedule(
         draft.text,
         conditions.guard(draft, condition, focus) if condition else None,
         now,
+        confirmed=bool(risky),  # asked above, so confirmed by now
     )
     answer = draft.write(AddSchedule(kept))
     error = failed(answer)

@@ -9,6 +9,7 @@ from collections.abc import Iterable
 from dataclasses import replace
 from datetime import timedelta
 
+from jiayu.catalog import is_high_risk
 from jiayu.grammar.phrases import say
 from jiayu.grammar.vocab import QUESTION, STATEMENT_END, TABLES
 from jiayu.home import Home
@@ -108,8 +109,21 @@ def _utterance(draft: Draft, said: tuple[Clause, ...]) -> None:
 
 
 def fired(draft: Draft, schedule: Schedule) -> None:
-    """A schedule whose time has come: its condition checked against a fresh read, its
-    commands validated again (they were confirmed when it was set)."""
+    """A schedule whose time has come, judged on the home loaded now: a command high-risk
+    now that was not confirmed when set (the home was edited since) drops the whole schedule,
+    and says so; else its condition is checked against a fresh read and its commands are
+    validated again."""
+    home = draft.home
+    risky = [
+        c
+        for c in schedule.commands
+        if home.has_device(c.device) and is_high_risk(home.device(c.device), c.command, c.params)
+    ]
+    if risky and not schedule.confirmed:
+        names = [shown(home.device(d).name) for d in dict.fromkeys(c.device for c in risky)]
+        command = asked_verb(risky[0].command)
+        draft.say("rejected", say("refuse.risky_when_fired", names=names, command=command))
+        return
     guard = schedule.condition
     if guard is not None and not conditions.guard_holds(draft, guard):
         return
@@ -119,7 +133,6 @@ def fired(draft: Draft, schedule: Schedule) -> None:
 def _answer(draft: Draft, pending: PendingClarify, first: Clause) -> Resolution | None:
     """What the first clause of this turn says about a pending question; None if it is not
     an answer to it."""
-    resolver = draft.ctx.resolver
     if first.action == "confirm" and pending.options and pending.yes_no:
         return Found(pending.options)  # 你是说客厅灯吗？— 对
     if first.action in ("on", "off") and first.target is not None and first.target.is_set:
@@ -129,13 +142,11 @@ def _answer(draft: Draft, pending: PendingClarify, first: Clause) -> Resolution 
     if first.action != "select":
         return None
     if pending.options:
-        return resolver.narrow(pending.clause, pending.options, first)
+        return draft.narrow(pending.clause, pending.options, first)
     if first.target is None:
         return None  # 第一个 answers nothing when nothing was offered
     # 要调节哪个设备？— 书房空调: the answer is the target the question lacked.
-    return resolver.resolve(
-        replace(pending.clause, target=first.target), draft.session, area=draft.ctx.area
-    )
+    return draft.resolve(replace(pending.clause, target=first.target))
 
 
 def _confirmed(draft: Draft, pending: PendingConfirm) -> None:

@@ -10,19 +10,20 @@ a suspended stack, and nothing is ever read or written twice: what was fetched s
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Hashable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from itertools import chain
 from operator import attrgetter
-from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
+from typing import Any, NamedTuple, Protocol
 
 from jiayu.catalog import apply_command
 from jiayu.errors import JiayuError
 from jiayu.home import Home
 from jiayu.ir import Clause, Command
-from jiayu.planner.effects import Read, Reading, Write
+from jiayu.planner.effects import AddSchedule, Read, Reading, Write
 from jiayu.planner.plan import Batch
+from jiayu.planner.readings import trusted
 from jiayu.planner.timing import Schedule
 from jiayu.preferences import Preference
 from jiayu.resolver.resolve import Resolution, Resolver
@@ -78,20 +79,43 @@ class Inputs(NamedTuple):
     area: str | None = None
     user: str | None = None
     confirm_ttl_s: float = 60.0
-    """How long a high-risk command waits for its 确认 (CONTRACTS: default 60 s)."""
+    """How long a high-risk command waits for its 确认 (60 s unless the engine is told)."""
 
 
-@dataclass(slots=True, init=False)
+class Memo(NamedTuple):
+    """What a turn learned from its driver and its resolver, kept across its passes: each
+    answer is filed under what was asked, so a pass run again finds it whatever order it
+    asks in, and nothing is asked twice."""
+
+    known: dict[str, Reading]
+    """Fresh reads so far, by device."""
+    written: dict[Hashable, object]
+    """Answers to the turn's writes, by what each write does (`write_key`)."""
+    resolved: dict[Hashable, Resolution | None]
+    """The resolver's answers, by the question asked."""
+
+
+def new_memo() -> Memo:
+    return Memo({}, {}, {})
+
+
+def write_key(op: Write) -> Hashable:
+    """What a write does, whatever pass asks it: a schedule is its commands, time, session
+    and text (its id is drawn afresh on each pass), a cancel or a preference is itself."""
+    if isinstance(op, AddSchedule):
+        return (AddSchedule, replace(op.schedule, id=""))
+    return op
+
+
+@dataclass(slots=True)
 class Draft:
     """One turn while it is planned, then while its batches run: everything the Result and
     the session need. Parts keep the reply in the order the clauses were said."""
 
     text: str
     ctx: Inputs
-    known: dict[str, Reading]
-    """Reads fetched so far in this turn (kept across passes)."""
-    written: list[object]
-    """Answers to this turn's writes so far, in the order asked (kept across passes)."""
+    memo: Memo
+    """Reads, write answers and resolutions fetched so far in this turn (kept across passes)."""
     pending_in: Pending = None
     """The question the session was waiting on when the turn began."""
     pending: Pending = None
@@ -111,67 +135,27 @@ class Draft:
     overlay: dict[str, dict[str, Any]] = field(default_factory=dict)
     planned: set[Command] = field(default_factory=set)
     """Commands queued so far (a command compares equal when its params do too)."""
+    unread: set[str] = field(default_factory=set)
+    """Devices whose read failed, already listed in `failures`."""
     scheduled: list[dict[str, Any]] = field(default_factory=list)
     timings: dict[str, float] = field(default_factory=dict)
     stop_scene: bool = False  # 算了/停下 with nothing waiting: stops a running long scene
-    writes: int = 0  # writes asked in this pass, to match them with `written`
-    resolved: list[tuple[tuple[object, ...], Resolution]] = field(default_factory=list)
-    """The resolver's answers so far in this turn, in the order asked (kept across passes)."""
-    resolves: int = 0  # resolutions asked in this pass, to match them with `resolved`
-
-    def __init__(
-        self,
-        text: str,
-        ctx: Inputs,
-        known: dict[str, Reading],
-        written: list[object],
-        pending_in: Pending = None,
-        *,
-        resolved: list[tuple[tuple[object, ...], Resolution]],
-    ) -> None:
-        # Written out: one Draft is made per planning pass, and the generated __init__ (every
-        # field a parameter, each default factory called through a test) ran 172 bytecodes
-        # of a 3,000-bytecode turn; this runs 70. One field a statement: a tuple of four or
-        # more is built and unpacked again.
-        self.text = text
-        self.ctx = ctx
-        self.known = known
-        self.written = written
-        self.pending_in = pending_in
-        self.pending = None
-        self.parts = []
-        self.batches = []
-        self.outcomes = []
-        self.held = []
-        self.answers = []
-        self.options = []
-        self.failures = []
-        self.devices = []
-        self.scheduled = []
-        self.overlay = {}
-        self.planned = set()
-        self.timings = {}
-        self.asked = self.stop_scene = False
-        self.writes = self.resolves = 0
-        self.resolved = resolved
+    writes: dict[Hashable, int] = field(default_factory=dict)
+    """How often each write was asked in this pass: the same write said twice is two."""
 
     def say(self, outcome: Outcome, reply: str) -> None:
         self.outcomes.append(outcome)
         self.parts.append(reply)
 
-    if TYPE_CHECKING:
+    @property
+    def home(self) -> Home:
+        """The home (the ctx's)."""
+        return self.ctx.home
 
-        @property
-        def home(self) -> Home: ...
-
-        @property
-        def session(self) -> Session: ...
-
-    else:
-        # Read a dozen times a turn: a property whose getter is C (attrgetter) runs no Python
-        # frame, and the draft keeps no copy of what its ctx holds.
-        home = property(attrgetter("ctx.home"), doc="The home (the ctx's).")
-        session = property(attrgetter("ctx.session"), doc="The session (read only).")
+    @property
+    def session(self) -> Session:
+        """The session (read only)."""
+        return self.ctx.session
 
     def add_batch(self, batch: Batch) -> None:
         """Commands to send, reported where they stand among the replies."""
@@ -187,20 +171,24 @@ class Draft:
     def states(self, devices: Sequence[str]) -> dict[str, Reading]:
         """The only way a pass reads: fresh state of these devices, each read once per turn
         and all still unknown asked at once (one pause, one round trip). Later reads see what
-        this turn already planned; a failed read is a ReadError in its place."""
-        overlay, known = self.overlay, self.known
+        this turn already planned; a failed read is a ReadError in its place. A reading that
+        is not a value the device can have (NaN, a word where a number is due, out of its
+        range) is left out of its state: unreadable, never arithmetic."""
+        overlay, known = self.overlay, self.memo.known
         missing = tuple(dict.fromkeys(d for d in devices if d not in overlay and d not in known))
         if missing:
             raise Pause(Read(missing))
         states: dict[str, Reading] = {}
+        device_of = self.ctx.home.device
         for device_id in devices:
             state = overlay.get(device_id)
             if state is None:
                 got = known[device_id]
                 if isinstance(got, Mapping):
-                    state = overlay[device_id] = dict(got)
+                    state = overlay[device_id] = trusted(device_of(device_id), got)
                 else:
-                    if device_id not in states:
+                    if device_id not in self.unread:  # told once, however often it is asked
+                        self.unread.add(device_id)
                         failure = {"device": device_id, "command": "read", "reason": got.reason}
                         self.failures.append(failure)
                     states[device_id] = got
@@ -215,36 +203,48 @@ class Draft:
             self.overlay[command.device] = apply_command(state, command.command, command.params)
 
     def resolve(
-        self, clause: Clause, focus: Sequence[str], previous: tuple[str, ...] | None
+        self, clause: Clause, focus: Sequence[str] = (), previous: tuple[str, ...] | None = None
     ) -> Resolution:
-        """The clause's devices. A pass run again after a pause asks the same clauses the
-        same way as the one before it (planning is deterministic and the session does not
-        change while a turn is planned), so each is resolved once per turn."""
+        """The clause's devices, resolved once per turn: the session does not change while a
+        turn is planned, so the same question has the same answer on every pass."""
         asked = (clause, tuple(focus), previous)
-        index = self.resolves
-        self.resolves = index + 1
-        resolved = self.resolved
-        if index < len(resolved):  # a pass run again: asked before, most likely the same
-            if resolved[index][0] == asked:
-                return resolved[index][1]
-            del resolved[index:]
-        resolution = self.ctx.resolver.resolve(
-            clause, self.session, focus=focus, previous=previous, area=self.ctx.area
+        resolved = self.memo.resolved
+        if asked in resolved:
+            found = resolved[asked]
+            assert found is not None
+            return found
+        ctx = self.ctx
+        resolution = ctx.resolver.resolve(
+            clause, ctx.session, focus=focus, previous=previous, area=ctx.area
         )
-        resolved.append((asked, resolution))
+        resolved[asked] = resolution
         return resolution
 
-    def wrote(self) -> bool:
-        """Whether the next write was answered in an earlier pass: the store may have
-        changed since, so what it shows now is not what the write was asked on."""
-        return self.writes < len(self.written)
+    def narrow(self, clause: Clause, options: tuple[str, ...], answer: Clause) -> Resolution | None:
+        """What an answer (书房的, 第二个) picks among a question's options, once per turn."""
+        asked = ("narrow", clause, options, answer)
+        resolved = self.memo.resolved
+        if asked not in resolved:
+            resolved[asked] = self.ctx.resolver.narrow(clause, options, answer)
+        return resolved[asked]
+
+    def answered(self, op: Write) -> bool:
+        """Whether this write (its next asking in this pass) was answered in an earlier pass:
+        the store may have changed since, so what it shows now is not what it was asked on."""
+        key = write_key(op)
+        return (key, self.writes.get(key, 0)) in self.memo.written
 
     def write(self, op: Write) -> object:
-        """The answer to a state-file write (a JiayuError when it failed)."""
-        if not self.wrote():
+        """The answer to a state-file write (a JiayuError when it failed), asked once per
+        turn: keyed by what it does, so a pass that asks its writes in another order, or
+        leaves one out, never takes another write's answer."""
+        key = write_key(op)
+        count = self.writes.get(key, 0)
+        written = self.memo.written
+        if (key, count) not in written:
             raise Pause(op)
-        self.writes += 1
-        return self.written[self.writes - 1]
+        self.writes[key] = count + 1
+        return written[key, count]
 
 
 def failed(answer: object) -> JiayuError | None:

@@ -21,9 +21,10 @@ from jiayu.ir import Clause, Command, Value
 from jiayu.planner.timing import Schedule
 from jiayu.text import shown
 
-# One step of a relative change without a number (CONTRACTS: what the words mean). The
-# contract names no step for tilt or a humidity set point; like the other percentages
-# (brightness, volume, position) they move 10 — by 1 (the fallback) no one would notice.
+# One step of a relative change without a number (调亮一点: brightness, volume and position
+# 10, a set point 1 degree, colour temperature 500 K). No step is agreed for tilt or a
+# humidity set point; like the other percentages they move 10: by 1 (the fallback) no one
+# would notice.
 STEPS = {
     "brightness": 10,
     "volume": 10,
@@ -196,8 +197,7 @@ def needs_read(clause: Clause) -> bool:
     return clause.action == "adjust"
 
 
-
-@dataclass(init=False)
+@dataclass
 class Batch:
     """Commands that answer one clause (or one scene), reported together in the reply."""
 
@@ -216,21 +216,3 @@ class Batch:
     """Filled by the runner: what the hub accepted, in order."""
     failed: list[tuple[Command, str]] = field(default_factory=list)
     """Filled by the runner: what the hub refused or could not deliver, with the reason."""
-
-    def __init__(
-        self,
-        commands: list[Command],
-        clause: Clause | None = None,
-        scene: str | None = None,
-        delays: tuple[float, ...] = (),
-    ) -> None:
-        # Written out, as Draft's: made for every clause that sends, and the generated
-        # __init__ tests each default factory before calling it.
-        # One field a statement: a tuple of four or more is built and unpacked again.
-        self.commands = commands
-        self.clause = clause
-        self.scene = scene
-        self.delays = delays
-        self.deferred = []
-        self.sent = []
-        self.failed = []

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from datetime import datetime
-from operator import attrgetter
 from typing import Any, Literal
 
 from jiayu.catalog import COMMANDS, format_number
@@ -70,51 +69,11 @@ def value_phrase(attribute: str, value: Any) -> str:
     return _NUMBER(number=number, attribute=attribute)
 
 
-_SAID: dict[tuple[object, ...], tuple[Home, str]] = {}
-"""done_phrase's recent answers: people say the same commands every day, and the phrase of a
-few commands depends only on them, the tense and the home's names."""
-_SAID_SIZE = 1024
-_SAID_MOST = 8  # commands in a phrase worth keeping (所有的灯 is thousands, said rarely)
-
-_COMMAND = attrgetter("command")
-_DEVICE = attrgetter("device")
-_PARAMS = attrgetter("params")
-
-
 def done_phrase(
     home: Home, clause: Clause | None, sent: Sequence[Command], tense: Tense = "done"
 ) -> str:
     """What was done, grouped by command: 已打开客厅灯 / 已把客厅空调温度调到26度; or, by
     `tense`, what is being done (正在打开客厅灯) or will be (半小时后打开客厅灯)."""
-    count = len(sent)
-    if count > _SAID_MOST:
-        return _done_phrase(home, clause, sent, tense)
-    # Keyed by the commands' devices, names and params as text (C-level: a Command's own
-    # hash and == are Python functions); params whose text is equal are equal. The home is
-    # keyed by identity and held by its entry, so a kept phrase never outlives its home's
-    # names. Past _MAX_LISTED devices they are counted, in the clause's type word.
-    said_as = None
-    if count > _MAX_LISTED and clause is not None and clause.target is not None:
-        said_as = (clause.target.type_word, clause.target.device_type)
-    key = (
-        id(home),
-        tense,
-        said_as,
-        *map(_DEVICE, sent),
-        *map(_COMMAND, sent),
-        *map(repr, map(_PARAMS, sent)),
-    )
-    kept = _SAID.get(key)
-    if kept is not None and kept[0] is home:
-        return kept[1]
-    phrase = _done_phrase(home, clause, sent, tense)
-    if len(_SAID) >= _SAID_SIZE:
-        _SAID.clear()  # bounded; refilled by what is said next
-    _SAID[key] = (home, phrase)
-    return phrase
-
-
-def _done_phrase(home: Home, clause: Clause | None, sent: Sequence[Command], tense: Tense) -> str:
     doing, later = tense == "doing", tense == "later"
     parts: list[str] = []
     for name, params, devices in grouped(sent):
@@ -153,16 +112,6 @@ Group = tuple[str, Mapping[str, object], list[str]]
 
 
 def grouped(sent: Sequence[Command]) -> list[Group]:
-    """The commands grouped by command and params, in the order first sent. Most turns send
-    one command, or one command with no params to every device (打开所有的灯: thousands):
-    told apart with C-level scans, with no loop over the commands (`groups` is the loop)."""
-    if len(sent) == 1 or (not any(map(_PARAMS, sent)) and len(set(map(_COMMAND, sent))) == 1):
-        first = sent[0]
-        return [(first.command, first.params, list(map(_DEVICE, sent)))]
-    return groups(sent)
-
-
-def groups(sent: Sequence[Command]) -> list[Group]:
     """The commands grouped by command and params, in the order first sent; a phrase of one
     command needs no params text to group by, nor does a command with no params."""
     found: dict[tuple[str, str], Group] = {}

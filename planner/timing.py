@@ -111,6 +111,10 @@ class Schedule:
     """The scene's name when this is one of a scene's delayed steps, kept by the sync API
     (effects.defer_scene_steps); 算了 cancels these, never a timer the user set (whose `text`
     may well be the scene's name too). None for every other schedule."""
+    confirmed: bool = False
+    """The user confirmed it when it was set (it was high-risk then). A command that is
+    high-risk on the home loaded when it fires is sent only if so: a relay that became a
+    garage door since is never opened on a word given for a relay."""
 
     @property
     def devices(self) -> frozenset[str]:

@@ -19,11 +19,10 @@ from jiayu.compiler import Lexicon
 from jiayu.compiler.cache import compiled as compile_kept
 from jiayu.compiler.understand import AskLLM, Understood, from_llm, gate
 from jiayu.planner import dialogue
-from jiayu.planner.draft import Draft, Inputs, Pause
-from jiayu.planner.effects import Consult, Read, Reading, Send, Steps, Write
+from jiayu.planner.draft import Draft, Inputs, Pause, new_memo, write_key
+from jiayu.planner.effects import Consult, Read, Send, Steps, Write
 from jiayu.planner.finish import result, update_session
 from jiayu.planner.timing import Schedule
-from jiayu.resolver.resolve import Resolution
 from jiayu.resolver.session import PendingClarify, PendingConfirm
 
 T = TypeVar("T")
@@ -83,20 +82,19 @@ def _planned(
 ) -> Generator[Read | Write, Any, Draft]:
     """Plan in passes, each `body(draft, said)`: a pass that pauses for reads or a write is
     run again from the start once they are answered (see planner/draft.py)."""
-    known: dict[str, Reading] = {}
-    written: list[object] = []
-    resolved: list[tuple[tuple[object, ...], Resolution]] = []
+    memo = new_memo()
     while True:
         started = time.perf_counter()
-        draft = Draft(text, ctx, known, written, pending_in, resolved=resolved)
+        draft = Draft(text, ctx, memo, pending_in)
         try:
             body(draft, said)
         except Pause as pause:
             need = pause.need
             if isinstance(need, Read):
-                known.update((yield need))
+                memo.known.update((yield need))
             else:
-                written.append((yield need))
+                key = write_key(need)  # filed as the pass that asked it counts it
+                memo.written[key, draft.writes.get(key, 0)] = yield need
             continue
         timings = draft.timings
         timings["plan"] = time.perf_counter() - started - timings.get("resolve", 0.0)

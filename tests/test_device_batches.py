@@ -1,6 +1,6 @@
 """A batch handled in one pass must do what handling its commands one at a time does: the
 simulated hub's `send_many` what its `send` does command by command (state, record, refusals),
-`settle_all` what `settle` does for each command, and the queue's `_fresh` what its loop does."""
+and `settle_all` what `settle` does for each command."""
 
 from __future__ import annotations
 
@@ -13,7 +13,6 @@ from jiayu.executor.hubs import HubError, SimulatedHub
 from jiayu.executor.run import settle, settle_all
 from jiayu.home import Home, load_home
 from jiayu.ir import Command
-from jiayu.planner.clauses import _fresh, _fresh_each
 from jiayu.planner.plan import Batch
 
 HOME: Home = load_home(demo_home_path())
@@ -95,11 +94,3 @@ def test_settle_all_is_settle_for_each(
         assert settle(alone, command, result, None, "s", "t", listener)
     assert heard == expected
     assert (together.sent, together.failed) == (alone.sent, alone.failed)
-
-
-@settings(max_examples=300)
-@given(said, said)
-def test_fresh_is_fresh_each(before: list[Command], commands: list[Command]) -> None:
-    queued, each = set(before), set(before)
-    assert list(_fresh(queued, commands)) == _fresh_each(each, commands)
-    assert queued == each

@@ -6,6 +6,9 @@ import json
 import threading
 from pathlib import Path
 
+import pytest
+
+from jiayu import drivers
 from jiayu.engine import Engine
 from jiayu.executor.hubs import SimulatedHub
 
@@ -182,11 +185,12 @@ def test_every_sent_command_is_audited_as_one_json_line(
     engine = Engine(demo_engine.home, audit_path=audit)
     engine.turn("打开客厅灯和卧室灯", session_id="s1")
     lines = [json.loads(line) for line in audit.read_text("utf-8").splitlines()]
-    # Write-ahead: an intent line before each send, then its result.
+    # Write-ahead: an intent line before each send, then its result. The two lights go out
+    # in one hub call (the simulated hub has send_many), so both intents come first.
     assert [(r["device"], r["command"], r["result"]) for r in lines] == [
         ("light_living", "turn_on", "sending"),
-        ("light_living", "turn_on", "ok"),
         ("light_bedroom", "turn_on", "sending"),
+        ("light_living", "turn_on", "ok"),
         ("light_bedroom", "turn_on", "ok"),
     ]
     assert {r["session"] for r in lines} == {"s1"}
@@ -285,3 +289,31 @@ def test_a_partial_opening_is_asked_about_as_an_opening(engine: Engine) -> None:
     asked = engine.turn("车库门开到一半")
     assert asked.outcome == "confirm" and "确定要打开车库门吗" in asked.reply
     assert "set_position" not in asked.reply
+
+
+def test_the_demo_engine_runs_on_the_bundled_home() -> None:
+    engine = Engine.demo()
+    assert engine.home.name == "示范之家"
+    assert engine.turn("打开客厅灯").commands == [
+        {"device": "light_living", "command": "turn_on", "params": {}}
+    ]
+
+
+def test_a_warm_engine_freezes_what_its_turns_built(
+    demo_engine: Engine, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    frozen: list[int] = []
+    monkeypatch.setattr(drivers.gc, "freeze", lambda: frozen.append(1))
+    monkeypatch.setattr(drivers, "warm_in_background", lambda lexicon, names: None)
+    engine = demo_engine.fresh()
+    engine._warming = drivers.Warming()
+    for _ in range(drivers.WARM_TURNS - 1):
+        engine.warm()
+    assert frozen == []
+    engine.warm()
+    assert frozen == [1]
+    for _ in range(drivers.WARM_TURNS - 1):
+        engine.warm()
+    assert frozen == [1]
+    engine.warm()
+    assert frozen == [1, 1]  # again at twice as many turns

@@ -11,7 +11,7 @@ from pathlib import Path
 from jiayu.engine import Engine
 from jiayu.executor.clock import ManualClock, SystemClock
 from jiayu.executor.hubs import SimulatedHub
-from jiayu.home import Home
+from jiayu.home import Home, parse_home
 
 NOON = datetime(2026, 11, 23, 12, 0, tzinfo=UTC)
 
@@ -176,3 +176,28 @@ def test_named_colours_use_each_lights_own_limits(demo_home: Home) -> None:
     ]
     natural = engine.turn("客厅灯调成自然光")
     assert natural.commands[0]["params"] == {"value": 4000}
+
+
+def test_two_steps_of_a_scene_on_one_device_keep_their_own_delays(demo_home: Home) -> None:
+    # Two steps may send one device one command: each keeps its own time from the scene's
+    # start (now, then +10 min), never the other's (+10 and +20 min).
+    doc = json.loads(Path(demo_home.source).read_text("utf-8"))
+    relax = next(s for s in doc["scenes"] if s["name"] == "放松模式")
+    relax["steps"] = [
+        {"device": "strip_living", "command": "set_brightness", "params": {"value": 80}},
+        {
+            "device": "strip_living",
+            "command": "set_brightness",
+            "params": {"value": 20},
+            "delay_s": 600,
+        },
+    ]
+    home = parse_home(doc, "home.json")
+    engine = Engine(home, clock=ManualClock(NOON))
+    result = engine.turn("放松模式")
+    assert result.commands == [
+        {"device": "strip_living", "command": "set_brightness", "params": {"value": 80}}
+    ]
+    [step] = result.scheduled
+    assert step["at"] == "2026-11-23T12:10:00+00:00"
+    assert step["commands"][0]["params"] == {"value": 20}
