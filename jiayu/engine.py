@@ -267,6 +267,11 @@ class Engine:
         if self.runtime is not None:
             await self.runtime.aclose()
 
+    def close(self) -> None:
+        """Give up the state files: the next engine on them (a restart) may own them."""
+        self.schedules.close()
+        self.preferences.close()
+
     async def __aenter__(self) -> Engine:
         await self.start()
         return self

@@ -218,6 +218,7 @@ def test_schedules_survive_a_restart(tmp_path: Path) -> None:
     store.add(kept)
     store.add(schedule(NOW + timedelta(hours=2), schedule_id="t2"))
     store.cancel("t2")
+    store.close()  # one owner at a time: the restart owns the file once this gives it up
     again = ScheduleStore(path)
     assert again.pending() == [kept]
     assert again.pending()[0].commands[0].params == {"value": 26}
@@ -254,6 +255,7 @@ def test_concurrent_adds_from_threads_all_land_in_the_file(tmp_path: Path) -> No
         thread.start()
     for thread in threads:
         thread.join()
+    store.close()
     assert len(ScheduleStore(path)) == 60
 
 
@@ -416,6 +418,7 @@ def test_on_start_a_little_late_fires_and_too_late_is_dropped_and_reported(tmp_p
     store.add(schedule(NOW - timedelta(minutes=10), schedule_id="late"))
     store.add(schedule(NOW - timedelta(hours=2), schedule_id="too-late"))
     store.add(schedule(NOW + timedelta(hours=1), schedule_id="ahead"))
+    store.close()
 
     async def main() -> tuple[list[tuple[str, datetime]], list[str]]:
         clock = ManualClock(NOW)
@@ -428,6 +431,7 @@ def test_on_start_a_little_late_fires_and_too_late_is_dropped_and_reported(tmp_p
         scheduler.start()
         await asleep(clock)  # asleep until "ahead": the due ones are behind it
         await scheduler.stop()
+        restarted.close()
         return fire.fired, dropped
 
     assert asyncio.run(main()) == ([("late", NOW)], ["too-late:late"])

@@ -87,11 +87,13 @@ class JiayuRuntime:
         return await self.hass.async_add_executor_job(home_from_registries, snapshot)
 
     async def async_close(self) -> None:
-        """Stop the runtime; its delayed commands stay in their file for the next start."""
+        """Stop the runtime; its delayed commands stay in their file for the next start (a
+        reload's new engine owns the files at once: this one gives them up)."""
         async with self._building:
             engine, self.engine = self.engine, None
         if engine is not None:
             await engine.aclose()
+            engine.close()
 
 
 type JiayuConfigEntry = ConfigEntry[JiayuRuntime]
