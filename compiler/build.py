@@ -18,7 +18,7 @@ from types import FunctionType
 from typing import Any, NamedTuple, TypeVar
 
 from jiayu.compiler.lalr import Leaf, Node
-from jiayu.grammar.vocab import HUES
+from jiayu.grammar.vocab import COMPLAINT_REMEDIES, COMPLAINT_SUBJECTS, HUES
 from jiayu.ir import (
     Action,
     Clause,
@@ -299,7 +299,7 @@ class Builder:
             if isinstance(group, _Qualifier):
                 guarded.append(group)
             else:
-                guarded.append([_replace(c, condition=condition) for c in group])
+                guarded.append([_guarded(c, condition) for c in group])
         return [*before, *guarded]
 
     # --- clause modifiers ----------------------------------------------------
@@ -435,15 +435,36 @@ class Builder:
         return clauses
 
     def complaint(self, *children: Any) -> Group:
-        # 太热了 / 书房有点闷: a relative change the obvious actuator makes (which, and how,
-        # is the resolver's and planner/complaints.py's); the target says only where.
+        # 太热了 / 书房有点闷 / 声音太大 / 灯光太刺眼: a relative change the obvious actuator
+        # makes (which, and how, is the resolver's and planner/complaints.py's); the target
+        # says only where, or names the kind of device the complaint is about.
         targets = children[0] if isinstance(children[0], _Targets) else None
         kind = self._payload(children[-1])
-        if targets is not None and not all(t.is_place_only and not t.exclude for t in targets):
+        subject = next(
+            (self._payload(c) for c in children if isinstance(c, Leaf) and c.kind == "ATTR"),
+            None,
+        )
+        if subject is not None:
+            kind = _subject_complaint(subject, kind)
+        elif kind in ("high", "low"):
+            raise Unsupported("too much or too little of what?", "unexpected_word")
+        remedies = COMPLAINT_REMEDIES[kind][0]
+        if targets is not None and not all(
+            not t.exclude
+            and not t.name
+            and t.device_type in (None, *remedies)
+            and (t.is_place_only or t.quantifier == "one")
+            for t in targets
+        ):
             raise Unsupported("a complaint names a place, not a device", "unexpected_word")
-        places = tuple(p for t in targets or () for p in t.places)
+        # 屋里闷得很: the house a complaint is about is the room the speaker is in.
+        places = tuple(p for t in targets or () for p in t.places if p.kind != "home")
         value = Value("relative", word=COMPLAINT_PREFIX + kind)
         return [Clause("adjust", Target(places=places) if places else None, value)]
+
+    def progress_query(self, targets: _Targets, _howlong: Leaf) -> Group:
+        # 烘干机还要多久 / 扫地机器人扫完没有: what the appliance is doing, from its status.
+        return [Clause("query", t, attribute="status") for t in targets]
 
     def change_scene(self, _t: Leaf) -> Group:
         return [Clause("scene")]  # 换个风格: a scene, which one still to be said
@@ -774,6 +795,13 @@ class Builder:
         ):
             attr = "target_temperature"  # 空调温度 is the set point
         return Condition(attr, op, number.value, subject, number.unit)
+
+    def state_condition(self, targets: _Targets, state: Leaf) -> Condition:
+        # 要是后门还没锁 / 如果书房灯还亮着: the device's own state, read at execution.
+        if len(targets) != 1 or targets[0].is_place_only or targets.exclusion_only:
+            raise Unsupported("a state condition reads one device", "unsupported")
+        attribute, expected = self._state(state)
+        return Condition(attribute, "==", 1.0 if expected else 0.0, targets[0])
 
     def target(self, *said: Any) -> _Targets:
         """Read a run of target words: exclusions anywhere in it apply to every noun of
@@ -1143,6 +1171,30 @@ def _bare(value: Value | None) -> bool:
         and value.unit is None
         and value.attribute is None
     )
+
+
+def _guarded(clause: Clause, condition: Condition) -> Clause:
+    """A clause under a condition; one with no target of its own acts on the device whose
+    state the condition reads (要是后门还没锁就锁上)."""
+    subject = condition.subject
+    if (
+        clause.target is None
+        and condition.op == "=="
+        and subject is not None
+        and not subject.is_place_only
+    ):
+        return _replace(clause, condition=condition, target=subject)
+    return _replace(clause, condition=condition)
+
+
+def _subject_complaint(subject: str, kind: str) -> str:
+    """The complaint a quality makes of the attribute said before it (声音太大: loud, 温度太低:
+    cold); a quality that is no complaint about that attribute is not understood."""
+    high, low = COMPLAINT_SUBJECTS.get(subject, (None, None))
+    meant = high if kind == "high" else low if kind == "low" else kind
+    if meant is None or meant not in (high, low):
+        raise Unsupported("a complaint about something it cannot be said of", "unexpected_word")
+    return meant
 
 
 def _clause(tail: Tail, target: Target | None) -> Clause:

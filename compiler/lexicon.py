@@ -16,16 +16,10 @@ from collections.abc import Callable, Iterable
 from operator import attrgetter
 from typing import Any, NamedTuple, cast
 
+from jiayu.compiler.morphology import COMPOUND_WORDS, FILLER_WORDS, WORDS
 from jiayu.compiler.numbers import NUMBER_START, TIME_START, TIME_WORDS, scan_number, scan_time
 from jiayu.compiler.pinyin import char_key, name_keys
-from jiayu.grammar.vocab import (
-    CLASSIFIERS,
-    COMPOUNDS,
-    FILLERS,
-    ROOM_SYNONYMS,
-    TABLES,
-    WAKE_WORDS,
-)
+from jiayu.grammar.vocab import CLASSIFIERS, ROOM_SYNONYMS, WAKE_WORDS
 from jiayu.home import Home
 from jiayu.ir import MatchKind, Timing, Token
 from jiayu.text import plain_name
@@ -75,13 +69,13 @@ class Entry(NamedTuple):
 def _fixed_entries(*, soft: bool) -> dict[str, Entry]:
     entries: dict[str, Entry] = {}
     if not soft:
-        for word in (*FILLERS, *WAKE_WORDS):
+        for word in (*FILLER_WORDS, *WAKE_WORDS):
             entries[word] = Entry(FILLER, None, word, "exact")
         for word in CLASSIFIERS:
             entries[word] = Entry(CLF, None, word, "exact")
-        for word, parts in COMPOUNDS.items():
+        for word, parts in COMPOUND_WORDS.items():
             entries[word] = Entry(COMPOUND, parts, word, "exact")
-    for kind, table in TABLES.items():
+    for kind, table in WORDS.items():
         if (kind in _SOFT_KINDS) == soft:
             for word, value in table.items():
                 entries[word] = Entry(kind, value, word, "exact")
@@ -554,7 +548,7 @@ _NAME_PARTS = frozenset({"NAME", "TYPE", "ROOM", "NUM", "DE"})
 _NAME_START = frozenset({"NAME", "TYPE", "NUM"})
 _PLACES = frozenset({"ROOM", "FLOOR", "GROUP"})
 # The 的 words (DE), longest first, as the segmenter takes them.
-_DE_WORD = re.compile("|".join(sorted(TABLES["DE"], key=len, reverse=True)))
+_DE_WORD = re.compile("|".join(sorted(WORDS["DE"], key=len, reverse=True)))
 
 
 def _spellings(words: list[Token]) -> list[str]:
@@ -822,7 +816,12 @@ def _spoken(tokens: list[Token], kinds: set[str]) -> list[Token]:
 
 
 # The kinds _clause_roles may change: without one of them it changes nothing.
-_SPOKEN_KINDS = frozenset({"ANY", "IT", "YIDIAN", "DOU", "CANCEL"})
+_SPOKEN_KINDS = frozenset({"ANY", "IT", "YIDIAN", "DOU", "CANCEL", "CONFIRM"})
+# "That one" said between a place and a device word (书房那台风扇), a request's 可以, and
+# the words that undo a mute said around the device (取消/解除客厅电视静音).
+_DEMONSTRATIVES = frozenset({"那台", "这台", "那盏", "这盏", "那个", "这个", "𠮶个", "呢个"})
+_ASKING = frozenset({"可以"})
+_UNDOING = frozenset({"取消", "解除"})
 # The kinds without which _spoken changes nothing (_roles makes NEG a CANCEL).
 _SPOKEN_READS = _SPOKEN_KINDS | {"CONFIRM", "NEG"}
 # A kind one of _word_roles' passes reads: without one (and no kind twice) none runs. A
@@ -852,8 +851,19 @@ def _clause_roles(out: list[Token], clause: list[int]) -> None:
         ):
             out[i] = _as(token, FILLER, None)
         elif (
+            token.kind == "IT"
+            and token.text in _DEMONSTRATIVES
+            and before is not None
+            and before.kind in _PLACES
+            and rest
+            and out[clause[n + 1]].kind in ("TYPE", "NAME")
+        ) or (token.kind == "CONFIRM" and token.text in _ASKING and n == 0 and rest):
+            # 书房那台风扇: "that" between a place and a device word points at nothing more;
+            # 可以把灯打开吗: 可以 before a command asks for it, it confirms nothing.
+            out[i] = _as(token, FILLER, None)
+        elif (
             token.kind == "CANCEL"
-            and token.text == "取消"
+            and token.text in _UNDOING
             and rest
             and out[clause[-1]].kind == "MEDIA"
             and out[clause[-1]].value == "mute"

@@ -48,6 +48,8 @@ FILLERS = (
     "好不好",
     "行不行",
     "现在",
+    "而家",  # Cantonese 现在
+    "宜家",
     "马上",
     "立刻",
     "赶紧",
@@ -170,188 +172,65 @@ _PACE_VERBS = ("调", "开", "转")
 # Words for a fan's or an air conditioner's swing, said as the feature (TABLES "FEATURE").
 _SWINGS = ("摇头", "摆头", "摇摆", "摆风", "扫风", "左右扫风", "上下扫风", "左右摆风")
 TABLES: dict[str, dict[str, Any]] = {
-    # 打开 cluster; the per-device command is chosen by the resolver.
+    # The 打开 and 关闭 clusters; the per-device command is chosen by the resolver. These are
+    # the words no morphology composes: the verb stems and the lexicalised forms, each listed
+    # once. Their forms with complements and aspects (开起来, 关掉了, 整开, 开一哈, 闩埋) are
+    # composed by compiler/morphology.py from ON_STEMS, OFF_STEMS and the tables below them.
     "ON": dict.fromkeys(
         (
-            "打开",
-            "开",
-            "开启",
-            "启动",
-            "拉开",
-            "开开",
-            "打开来",
-            "开起来",
-            "开着",
             "执行",
-            "运行",
             "进入",
-            "启用",
-            "点亮",
             "亮起",
-            "开一开",
-            "解锁",
-            "开锁",
-            "开上",
-            "打着",
-            "点上",
             "升起来",
             "拉起来",
             "升起",
             "走起",
-            "开咗",
             "全开",
-            "搞开",
-            "弄开",
-            "打开来",
+            "解锁",
+            "开锁",
+            "点上",
         ),
         "on",
     ),
     "OFF": dict.fromkeys(
         (
-            "关",
-            "关掉",
-            "停掉",
-            "关闭",
-            "关上",
-            "关了",
             "拉上",
             "合上",
-            "熄灭",
-            "关一关",
-            "停用",
-            "断开",
-            "断电",
-            "锁上",
-            "锁好",
-            "锁一下",
-            "上锁",
-            "锁起来",
             "反锁",
-            "熄掉",
-            "灭掉",
-            "灭了",
-            "关喽",
+            "上锁",
             "放下来",
             "拉下来",
             "降下来",
             "放下",
-            "闩",
-            "闩咗",
-            "锁咗",
-            "锁埋",
-            "闩埋",
-            "熄",
-            "熄咗",
-            "关咗",
             "全关",
+            "停用",
+            "禁用",  # Taiwan's 停用, as tw2sp's phrases write it
+            "断开",
+            "断电",
+            "关喽",
         ),
         "off",
     ),
-    # Verbs that take a value: 调到26度.
-    "SET": dict.fromkeys(
-        (
-            "调到",
-            "调成",
-            "调为",
-            "调至",
-            "设为",
-            "设成",
-            "设到",
-            "设置为",
-            "设置成",
-            "设置到",
-            "设定为",
-            "设定成",
-            "设定到",
-            "调整到",
-            "调整为",
-            "调整成",
-            "改成",
-            "改为",
-            "改到",
-            "开到",
-            "切换到",
-            "切换成",
-            "切到",
-            "换成",
-            "换到",
-            "变成",
-            "放到",
-            "定到",
-            "定在",
-            "设在",
-            "设定在",
-            "打开到",
-            "开至",
-            "拉开到",
-            "设置在",
-            "调整在",
-            "保持在",
-            "维持在",
-            "调在",
-            "拉到",
-            "关到",
-            "打到",
-            "搞到",
-            "搞成",
-            "弄到",
-            "弄成",
-            "整到",
-            "调去",
-            "调返",
-            "拧到",
-            "切成",
-            "来个",
-            "来点",
-            "弄个",
-            "开成",
-            "校到",
-            "校去",
-            "校成",
-        ),
-        "set",
-    ),
+    # Verbs that take a value after their 到/成/为 (调到26度): composed from SET_STEMS and
+    # SET_TO; these few take it with no such word.
+    "SET": dict.fromkeys(("来个", "来点", "弄个"), "set"),
     # A verb that names its target before the value: 设置空调温度为26度.
     "SETV": dict.fromkeys(("设置", "设定", "调", "调整", "校"), "set"),
     "TO": dict.fromkeys(("到", "为", "成", "至", "在"), "to"),
-    # Relative changes: (attribute or None, direction, warmth).
+    # Relative changes: (attribute or None, direction, warmth). A change verb before an
+    # adjective (调亮, 变小, 开大) is composed from CHANGE_VERBS and ADJ; these are the verbs
+    # that say their direction themselves.
     "REL": {
-        "调亮": ("brightness", 1, 0),
-        "调暗": ("brightness", -1, 0),
-        "调高": (None, 1, 0),
-        "调低": (None, -1, 0),
-        "调大": (None, 1, 0),
-        "调小": (None, -1, 0),
-        "开大": (None, 1, 0),
-        "开小": (None, -1, 0),
-        "关小": (None, -1, 0),
-        "升高": (None, 1, 0),
-        "降低": (None, -1, 0),
-        "提高": (None, 1, 0),
-        "加大": (None, 1, 0),
-        "减小": (None, -1, 0),
-        "调暖": (None, 0, 1),
-        "调冷": (None, 0, -1),
-        "调凉": (None, 0, -1),
-        "调热": (None, 0, 1),
-        "升": (None, 1, 0),
-        "降": (None, -1, 0),
-        "加": (None, 1, 0),
-        "减": (None, -1, 0),
-        "调亮些": ("brightness", 1, 0),
-        "调弱": (None, -1, 0),
-        "调暖和": (None, 0, 1),
-        "调凉快": (None, 0, -1),
-        "开低": (None, -1, 0),
-        "开高": (None, 1, 0),
-        "开暗": ("brightness", -1, 0),
-        "开亮": ("brightness", 1, 0),
-        "调强": (None, 1, 0),
-        "增大": (None, 1, 0),
-        "降下": (None, -1, 0),
+        **dict.fromkeys(
+            ("升高", "提高", "加大", "增大", "升", "加", "增加", "加高", "调升", "提升"),
+            (None, 1, 0),
+        ),
+        **dict.fromkeys(
+            ("降低", "减小", "降", "减", "降下", "减少", "减低", "调降"),
+            (None, -1, 0),
+        ),
         # 调快/开慢/转快 (把风扇调快); with 一点 they are PACE words (风扇调快啲).
         **{v + p: ("fan_speed", d, 0) for p, d in _PACES.items() for v in _PACE_VERBS},
-        "调冻": ("target_temperature", -1, 0),  # Cantonese 冻 (cold): a set point, never a light
     },
     # Adjectives that make a relative change with 一点 (亮一点) or name a level (风速高).
     "ADJ": {
@@ -566,6 +445,9 @@ TABLES: dict[str, dict[str, Any]] = {
         "灯": "Light",
         "电灯": "Light",
         "灯泡": "Light",
+        # Regional words: Cantonese 电灯胆 (a light bulb), northern 暖气 (the heating).
+        "电灯胆": "Light",
+        "灯胆": "Light",
         "灯光": "Light",
         "照明": "Light",
         "插座": "SmartPlug",
@@ -611,6 +493,8 @@ TABLES: dict[str, dict[str, Any]] = {
         "阀门": "Valve",
         "取暖器": "Heater",
         "暖风机": "Heater",
+        "暖气": "Heater",
+        "暖炉": "Heater",
         "加湿器": "Humidifier",
         "净化器": "Purifier",
         "空气净化器": "Purifier",
@@ -767,7 +651,20 @@ TABLES: dict[str, dict[str, Any]] = {
         ("全屋", "全家", "家里", "整个家", "所有房间", "每个房间", "家中", "屋里"), "home"
     ),
     "THIS_ROOM": dict.fromkeys(
-        ("这个房间", "这里", "这儿", "这间", "这屋", "本房间", "这个屋"), "this_room"
+        (
+            "这个房间",
+            "这里",
+            "这儿",
+            "这间",
+            "这屋",
+            "本房间",
+            "这个屋",
+            # The room said as the subject of a complaint (屋子有点冷): the speaker's.
+            "屋子",
+            "屋内",
+            "室内",
+        ),
+        "this_room",
     ),
     "OTHER": dict.fromkeys(
         (
@@ -1035,6 +932,10 @@ TABLES: dict[str, dict[str, Any]] = {
         "没锁的": ("locked", False),
         "在放": ("playing", True),
         "在播放": ("playing", True),
+        "在放歌": ("playing", True),
+        "在放音乐": ("playing", True),
+        "在播": ("playing", True),
+        "在唱歌": ("playing", True),
     },
     "QVERB": dict.fromkeys(
         ("查询", "查一下", "查查", "看看", "看一下", "告诉我", "问一下", "报告", "查"), "query"
@@ -1045,7 +946,10 @@ TABLES: dict[str, dict[str, Any]] = {
         "他": "it",
         "她": "it",
         "那个": "it",
-        "嗰个": "it",  # Cantonese 那个
+        # Cantonese 那个 (嗰個), as OpenCC's hk2s writes it.
+        "𠮶个": "it",
+        "𠮶部": "it",
+        "𠮶盏": "it",
         "呢个": "it",  # Cantonese 这个
         "这个": "it",
         "刚才那个": "it",
@@ -1301,6 +1205,7 @@ TABLES: dict[str, dict[str, Any]] = {
             "还是算了",
             "别弄了",
             "取消吧",
+            "解除",
         ),
         "cancel",
     ),
@@ -1401,83 +1306,174 @@ TABLES: dict[str, dict[str, Any]] = {
     },
 }
 
-# Complaints about the room (seed 003: 环境抱怨 → 假设明显执行器): each names what the
-# obvious actuator should do. 了/啊 after them are fillers.
-_COMPLAINTS: dict[str, tuple[str, ...]] = {
-    "hot": (
-        "太热",
-        "好热",
-        "有点热",
-        "很热",
-        "真热",
-        "热死了",
-        "热死",
-        "闷",
-        "好闷",
-        "太闷",
-        "有点闷",
-        "闷热",
-        "好闷热",
-        "太闷热",
-        "闷得慌",
-    ),
-    "cold": (
-        "太冷",
-        "好冷",
-        "有点冷",
-        "很冷",
-        "真冷",
-        "冷死了",
-        "冻死了",
-        "好冻",
-        "太冻",
-        "有点冻",
-    ),
-    "dark": (
-        "太暗",
-        "好暗",
-        "有点暗",
-        "很暗",
-        "看不清",
-        "看不清楚",
-        "看不见",
-        "太黑",
-        "好黑",
-        "有点黑",
-    ),
-    "bright": ("太亮", "好亮", "有点亮", "很亮", "刺眼", "太刺眼", "好刺眼", "有点刺眼", "晃眼"),
-    "loud": ("太吵", "好吵", "有点吵", "很吵", "吵死了", "太嘈", "好嘈", "太大声", "好大声"),
-    "dry": ("太干", "好干", "有点干", "很干", "太干燥", "好干燥", "有点干燥"),
-    "damp": (
-        "太潮",
-        "好潮",
-        "有点潮",
-        "很潮",
-        "太潮湿",
-        "好潮湿",
-        "太湿",
-        "好湿",
-        "有点湿",
-        "回南天",
-    ),
+# --- Morphemes ------------------------------------------------------------------------
+# compiler/morphology.py composes the forms people say from these, once per process: a
+# verb stem, a complement and an aspect (关 + 掉 + 了), a degree and a quality (有点 + 闷),
+# a change verb and an adjective (变 + 小). A table above never lists a composed form
+# (tests/test_morphology.py).
+
+# Said after a verb, they change nothing it does: aspect (了, 着, Cantonese 咗), softeners
+# (一下, Sichuanese 一哈), Cantonese 埋 (too, 闩埋) and 返 (back, 开返).
+ASPECTS = ("了", "着", "咗", "一下", "一哈", "下", "哈", "一下子", "埋", "返")
+
+# Verbs that switch a device on by themselves, and those that switch it off.
+ON_STEMS = ("开", "打开", "开启", "启动", "启用", "点亮", "运行")
+OFF_STEMS = ("关", "关闭", "熄", "熄灭", "灭", "闩", "停掉")
+# Direction and result complements that keep a switching verb's sense (开起来, 关掉).
+ON_COMPLEMENTS = ("起", "起来", "来", "上", "开", "着")
+OFF_COMPLEMENTS = ("掉", "上", "好", "埋", "住", "起来")
+# 锁 switches a lock off only with a complement or an aspect: alone it is the type word.
+LOCK_STEM = "锁"
+# Verbs of doing (整, 搞, 弄 and the hand's verbs) take a result that says which way: 整开,
+# 搞亮, 弄灭, 拧开, 拉开.
+DOING_VERBS = ("整", "搞", "弄", "拧", "扭", "拉", "打")
+ON_RESULTS = ("开", "亮", "着")
+OFF_RESULTS = ("灭", "熄", "掉")
+
+# A verb and the word that brings its value (调到, 设成, 改为, Cantonese 调去/校返).
+SET_STEMS = (
+    "调",
+    "设",
+    "设置",
+    "设定",
+    "调整",
+    "调节",
+    "改",
+    "换",
+    "切",
+    "切换",
+    "变",
+    "定",
+    "放",
+    "开",
+    "打开",
+    "拉开",
+    "拉",
+    "关",
+    "打",
+    "搞",
+    "弄",
+    "整",
+    "拧",
+    "校",
+    "保持",
+    "维持",
+    "转",
+)
+SET_TO = ("到", "成", "为", "至", "在", "去", "返")
+
+# Verbs that change an attribute the way the adjective after them says (调亮, 变小, 拧大);
+# 开 and 关 only by size or strength (开大, 关小: 开冷 is no change of anything).
+CHANGE_VERBS = ("调", "变", "弄", "整", "搞", "拧", "扭", "转")
+SIZE_ADJECTIVES = {
+    "开": ("大", "小", "高", "低", "亮", "暗", "大声", "小声", "强", "弱"),
+    "关": ("小", "低"),
 }
+
+# Complaints about the room (seed 003: 环境抱怨 → 假设明显执行器) are degree + quality:
+# 太热, 有点闷, 贼冷, 冻死了, 闷得很. Degree words said before a quality:
+DEGREES = (
+    "太",
+    "好",
+    "有点",
+    "有点儿",
+    "有一点",
+    "有些",
+    "很",
+    "真",
+    "特别",
+    "超",
+    "超级",
+    "贼",
+    "巨",
+    "忒",
+    "老",
+    "蛮",
+    "挺",
+    "非常",
+    "十分",
+    "怪",
+    "可",
+    "咁",
+)
+# Endings that say the degree after the quality.
+DEGREE_ENDINGS = ("死了", "死", "死人", "得很", "得慌", "得要命", "得不行", "坏了", "爆了", "极了")
+# The qualities, by the complaint they make (COMPLAINT_REMEDIES); those in QUALITIES_ALONE
+# are a complaint with no degree too (闷, 刺眼). "high" and "low" are a quality of the
+# subject said before them (声音太大, 温度太低: COMPLAINT_SUBJECTS).
+QUALITIES: dict[str, tuple[str, ...]] = {
+    "hot": ("热", "闷", "闷热", "燥热"),
+    "cold": ("冷", "冻"),
+    "dark": ("暗", "黑"),
+    "bright": ("亮", "刺眼", "晃眼"),
+    "loud": ("吵", "嘈", "大声", "响", "闹", "吵闹"),
+    "dry": ("干", "干燥", "燥"),
+    "damp": ("潮", "潮湿", "湿"),
+    "high": ("大", "高"),
+    "low": ("小", "低"),
+}
+QUALITIES_ALONE = ("闷", "闷热", "刺眼", "晃眼")
+# Complaints said as words of their own.
+COMPLAINT_WORDS = {
+    **dict.fromkeys(("看不清", "看不清楚", "看不见"), "dark"),
+    "回南天": "damp",
+}
+# An attribute said as the subject of a complaint (声音太大): the complaint its "high" and
+# "low" make, and the complaints it may be the subject of.
+COMPLAINT_SUBJECTS: dict[str, tuple[str | None, str | None]] = {
+    "volume": ("loud", None),
+    "temperature": ("hot", "cold"),
+    "target_temperature": ("hot", "cold"),
+    "brightness": ("bright", "dark"),
+    "illuminance": ("bright", "dark"),
+    "humidity": ("damp", "dry"),
+}
+
+# Wrappers around a command that never change its meaning, added to the fillers: requests
+# (能, 可否), tags after it (行不, 好不), vocatives (我说), sentence-final particles.
+WRAPPERS = (
+    "能",
+    "能否",
+    "可否",
+    "可唔可以",
+    "得唔得",
+    "行不",
+    "好不",
+    "中不中",
+    "成不",
+    "我说",
+    "我讲",
+    "撒",
+    "噻",
+    "喔",
+    "哇",
+    "呐",
+    "噢",
+    "昂",
+    "一哈",
+)
 
 # What each complaint asks of a device: the types that are its obvious actuator, and the
 # step to take on one that is already on (attribute, direction); None: being on is all.
 COMPLAINT_REMEDIES: dict[str, tuple[tuple[str, ...], tuple[str, int] | None]] = {
     "hot": (("AirConditioner",), ("target_temperature", -1)),
-    "cold": (("Heater",), ("target_temperature", 1)),
+    "cold": (("Heater", "AirConditioner"), ("target_temperature", 1)),
     "dark": (("Light",), ("brightness", 1)),
     "bright": (("Light",), ("brightness", -1)),
     "loud": (("Television", "NetworkAudio"), ("volume", -1)),
     "dry": (("Humidifier",), None),
     "damp": (("Dehumidifier",), None),
 }
+# What a climate device is switched to for a complaint (an air conditioner warms only in its
+# heat mode, so one that cannot heat is no actuator of cold).
+COMPLAINT_MODES = {"hot": "cool", "cold": "heat"}
+# The second choice, when the place has no actuator of the first: its types and its step.
+COMPLAINT_SECOND: dict[str, tuple[tuple[str, ...], tuple[str, int] | None]] = {
+    "hot": (("Fan",), ("fan_speed", 1)),
+}
 # Complaints whose actuator must already be on (a dimmer, a quieter): turning one on is no
 # remedy for too much light or noise.
 COMPLAINTS_ON_ONLY = frozenset({"bright", "loud"})
-
-TABLES["COMPLAINT"] = {word: kind for kind, words in _COMPLAINTS.items() for word in words}
 
 # 换个风格 while a background scene runs (seed 004): stop it and ask which scene is next.
 TABLES["CHANGE"] = dict.fromkeys(
@@ -1538,14 +1534,6 @@ COMPOUNDS: dict[str, tuple[tuple[str, str, Any, int], ...]] = {
             *((neg, "stop", ("了", "喇")) for neg in ("别", "不要", "唔好", "不用")),
         )
         for end in ends
-    },
-    # A word that ends in a pace (凉快) keeps its 一点: 凉快一点 is not 凉 + 快一点.
-    **{
-        word + little: ((kind, word, how, len(word)), ("YIDIAN", little, 1, len(little)))
-        for kind in ("ADJ", "REL")
-        for word, how in TABLES[kind].items()
-        if word[-1] in _PACES
-        for little in _A_LITTLE
     },
     # Cantonese 光啲 (brighter); 光 alone stays out of the vocabulary (灯光, 光照).
     **{

@@ -41,7 +41,7 @@ Action = Literal[
 ]
 MatchKind = Literal["exact", "alias", "pinyin", "fuzzy", "unknown"]
 Quantifier = Literal["one", "all", "any"]
-Op = Literal[">", "<", ">=", "<="]
+Op = Literal[">", "<", ">=", "<=", "=="]
 Question = Literal["which", "count", "any", "all", "yes_no"]
 PlaceKind = Literal["room", "floor", "group", "home", "this_room", "other_rooms"]
 
@@ -186,7 +186,8 @@ class Value:
 @filled_directly
 @dataclass(frozen=True)
 class Condition:
-    """如果<place><attribute><op><number>就…: checked once against live state."""
+    """如果<place><attribute><op><number>就… (or 要是<device>还没锁: its state `==` 1.0 for
+    in the state, 0.0 for not): checked once against live state."""
 
     attribute: str
     """The state attribute compared (temperature, humidity, illuminance, target_temperature)."""

@@ -16,7 +16,12 @@ from functools import lru_cache
 from jiayu.actions import NOTHING, can_do, meaning, meanings
 from jiayu.compiler.build import complaint_of
 from jiayu.grammar.phrases import say
-from jiayu.grammar.vocab import COMPLAINT_REMEDIES, COMPLAINTS_ON_ONLY
+from jiayu.grammar.vocab import (
+    COMPLAINT_MODES,
+    COMPLAINT_REMEDIES,
+    COMPLAINT_SECOND,
+    COMPLAINTS_ON_ONLY,
+)
 from jiayu.home import Home
 from jiayu.ir import Clause, MatchKind, Place, Target, Value, filled_directly
 from jiayu.resolver.names import FUZZY_MARGIN, NameIndex, NameMatch
@@ -377,9 +382,11 @@ class Resolver:
         if not isinstance(scope, set):
             return scope if scope is not None else Ask((), say("ask.complaint_room", remedy=kind))
         types, step = COMPLAINT_REMEDIES[kind]
-        able = [
-            d for d in self._sorted(scope) if any(self.home.device(d).serves_as(t) for t in types)
-        ]
+        able = [d for d in self._sorted(scope) if self._remedies(d, kind, types)]
+        if not able and kind in COMPLAINT_SECOND:
+            # No actuator of the first kind here: the second choice (hot: a fan).
+            types, step = COMPLAINT_SECOND[kind]
+            able = [d for d in self._sorted(scope) if self._remedies(d, kind, types)]
         if step is not None and kind in COMPLAINTS_ON_ONLY:
             # A dimmer, a quieter: only what can make that step is an actuator of it.
             attribute, direction = step
@@ -392,6 +399,17 @@ class Resolver:
         if len(able) > 1:
             return Ask(tuple(able), self._question(able, clause))
         return Found((able[0],))
+
+    def _remedies(self, device_id: str, kind: str, types: tuple[str, ...]) -> bool:
+        """Whether the device is an actuator of the complaint: of one of its types, and able
+        to switch to the mode the complaint needs when it has modes (cold: heat)."""
+        device = self.home.device(device_id)
+        if not any(device.serves_as(t) for t in types):
+            return False
+        mode = COMPLAINT_MODES.get(kind)
+        if mode is None or device.type != "AirConditioner":
+            return True
+        return "hvac_mode" in device.capabilities or kind == "hot"
 
     def _per_place(
         self,
