@@ -821,6 +821,7 @@ _SPOKEN_KINDS = frozenset({"ANY", "IT", "YIDIAN", "DOU", "CANCEL", "CONFIRM"})
 # the words that undo a mute said around the device (取消/解除客厅电视静音).
 _DEMONSTRATIVES = frozenset({"那台", "这台", "那盏", "这盏", "那个", "这个", "𠮶个", "呢个"})
 _ASKING = frozenset({"可以"})
+_DEVICE_WORDS = frozenset({"TYPE", "NAME"})
 _UNDOING = frozenset({"取消", "解除"})
 # The kinds without which _spoken changes nothing (_roles makes NEG a CANCEL).
 _SPOKEN_READS = _SPOKEN_KINDS | {"CONFIRM", "NEG"}
@@ -854,11 +855,12 @@ def _clause_roles(out: list[Token], clause: list[int]) -> None:
             token.kind == "IT"
             and token.text in _DEMONSTRATIVES
             and before is not None
-            and before.kind in _PLACES
-            and rest
-            and out[clause[n + 1]].kind in ("TYPE", "NAME")
+            and (
+                (before.kind in _PLACES and rest and out[clause[n + 1]].kind in _DEVICE_WORDS)
+                or before.kind in _DEVICE_WORDS
+            )
         ) or (token.kind == "CONFIRM" and token.text in _ASKING and n == 0 and rest):
-            # 书房那台风扇: "that" between a place and a device word points at nothing more;
+            # 书房那台风扇, 冰箱那个: "that" beside a device word points at nothing more;
             # 可以把灯打开吗: 可以 before a command asks for it, it confirms nothing.
             out[i] = _as(token, FILLER, None)
         elif (

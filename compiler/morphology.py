@@ -28,6 +28,9 @@ from jiayu.grammar.vocab import (
     ON_COMPLEMENTS,
     ON_RESULTS,
     ON_STEMS,
+    PROGRESS_ASKED,
+    PROGRESS_RESULTS,
+    PROGRESS_VERBS,
     QUALITIES,
     QUALITIES_ALONE,
     SET_STEMS,
@@ -95,6 +98,15 @@ def derived() -> dict[str, dict[str, Any]]:
         "SET": dict.fromkeys((stem + to for stem in SET_STEMS for to in SET_TO), "set"),
         "REL": _relative_words(),
         "COMPLAINT": {**_complaint_words(), **COMPLAINT_WORDS},
+        "PROGRESS": dict.fromkeys(
+            (
+                verb + result + asked
+                for verb in PROGRESS_VERBS
+                for result in PROGRESS_RESULTS
+                for asked in PROGRESS_ASKED
+            ),
+            "progress",
+        ),
     }
 
 

@@ -205,6 +205,10 @@ TABLES: dict[str, dict[str, Any]] = {
             "全关",
             "停用",
             "禁用",  # Taiwan's 停用, as tw2sp's phrases write it
+            "关火",
+            "关气",
+            "关煤气",
+            "关燃气",
             "断开",
             "断电",
             "关喽",
@@ -1270,6 +1274,8 @@ TABLES: dict[str, dict[str, Any]] = {
             "天气预报",
             "几点了",
             "现在几点",
+            "而家几点",  # Cantonese 现在几点
+            "宜家几点",
             "几点钟",
             "星期几",
             "礼拜几",
@@ -1429,6 +1435,12 @@ COMPLAINT_SUBJECTS: dict[str, tuple[str | None, str | None]] = {
     "humidity": ("damp", "dry"),
 }
 
+# Whether an appliance has finished what it does (扫完没有, 洗好了吗, 烘完咗未): an activity
+# verb, a result and the asking word; the answer is the appliance's status.
+PROGRESS_VERBS = ("扫", "拖", "洗", "烘", "烘干", "打扫", "清扫")
+PROGRESS_RESULTS = ("完", "好")
+PROGRESS_ASKED = ("了吗", "了没", "了没有", "没有", "没", "咗未", "咗没有", "未", "了冇", "咗冇")
+
 # Wrappers around a command that never change its meaning, added to the fillers: requests
 # (能, 可否), tags after it (行不, 好不), vocatives (我说), sentence-final particles.
 WRAPPERS = (
@@ -1451,6 +1463,18 @@ WRAPPERS = (
     "噢",
     "昂",
     "一哈",
+)
+
+# Verbs whose object is implied name its device type when no target is said (开锁 → the
+# lock, 扫地 → the vacuum): the type and the type word said for it.
+IMPLIED_OBJECTS: dict[str, tuple[str, str]] = {
+    **dict.fromkeys(("开锁", "解锁", "上锁", "反锁"), ("Lock", "锁")),
+    **dict.fromkeys(("关火", "关气", "关煤气", "关燃气"), ("Valve", "阀")),
+}
+# The same for a verb of the lock stem (锁上, 锁好, 锁一下) and for what a vacuum does.
+IMPLIED_BY_STEM: dict[str, tuple[str, str]] = {LOCK_STEM: ("Lock", "锁")}
+IMPLIED_BY_ACTION: dict[str, tuple[str, str]] = dict.fromkeys(
+    ("clean", "pause_cleaning", "return_to_base"), ("Vacuum", "扫地机器人")
 )
 
 # What each complaint asks of a device: the types that are its obvious actuator, and the
