@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterable
 from operator import attrgetter
 from typing import Any, NamedTuple, cast
 
-from jiayu.compiler.morphology import COMPOUND_WORDS, FILLER_WORDS, WORDS
+from jiayu.compiler.morphology import COMPOUND_WORDS, FILLER_WORDS, UNHEARD, WORDS
 from jiayu.compiler.numbers import NUMBER_START, TIME_START, TIME_WORDS, scan_number, scan_time
 from jiayu.compiler.pinyin import char_key, name_keys
 from jiayu.grammar.vocab import CLASSIFIERS, ROOM_SYNONYMS, WAKE_WORDS
@@ -97,15 +97,15 @@ _FIXED = _fixed_entries(soft=False)
 _SOFT = _fixed_entries(soft=True)
 
 
-def _home_entries(home: Home) -> tuple[dict[str, Entry], frozenset[str]]:
-    """Every entry, by its surface; and every character of the names of the home's devices,
-    groups and scenes. One pass, each name made plain once."""
+def _home_entries(home: Home) -> tuple[dict[str, Entry], frozenset[str], list[str]]:
+    """Every entry, by its surface; every character of the names of the home's devices,
+    groups and scenes; and the surfaces whose entry is the home's own. One pass, each name
+    made plain once."""
     # Later entries win a shared surface. Device names come first, then places and scenes,
     # then the fixed vocabulary: a home cannot turn 确认 or 所有 into one of its names, and a
     # bare name 灯 stays the type word 灯 (the resolver still tries it as a name). Words of
     # other domains (天气, 你好) come first of all: a scene may well be called 晚安.
-    entries = dict(_SOFT)
-    entries.update(_room_variants(home))
+    entries: dict[str, Entry] = dict(_room_variants(home))
     names: list[str] = []  # their characters are taken all at once, at the end
     # Most rooms have the same few bare names (台灯, 空调): each is made plain only once.
     bare_entries: dict[str, Entry] = {}
@@ -141,8 +141,8 @@ def _home_entries(home: Home) -> tuple[dict[str, Entry], frozenset[str]]:
                 entries[key] = Entry(kind, item.id, key, match)  # type: ignore[arg-type]
                 if kind in ("GROUP", "SCENE"):
                     names.append(key)
-    entries.update(_FIXED)
-    return entries, frozenset("".join(names))
+    own = [word for word in entries if word not in _FIXED]
+    return {**_SOFT, **entries, **_FIXED}, frozenset("".join(names)), own
 
 
 def _room_variants(home: Home) -> Iterable[tuple[str, Entry]]:
@@ -160,6 +160,48 @@ def _room_variants(home: Home) -> Iterable[tuple[str, Entry]]:
             yield said, Entry("ROOM", rooms.pop(), said, "alias")
 
 
+def _fixed_words() -> dict[str, _Word]:
+    """The fixed vocabulary's words and their beginnings, as Lexicon._words holds them: made
+    once per process, copied by each home's lexicon."""
+    fixed = {**_SOFT, **_FIXED}
+    words: dict[str, _Word] = {}
+    for word in fixed:
+        for end in range(len(word) - 1, 0, -1):
+            prefix = word[:end]
+            if prefix in words:
+                break
+            words[prefix] = _PREFIX
+    for word, entry in fixed.items():
+        kept = word if entry.kind != COMPOUND else None
+        words[word] = (entry, entry.match, word in words, kept)
+    return words
+
+
+_FIXED_WORDS = _fixed_words()
+_FIXED_MAX_LEN = max(map(len, _FIXED_WORDS))
+_FIXED_PLACES = frozenset(
+    word for word, entry in {**_SOFT, **_FIXED}.items() if entry.kind in ("HOME", "THIS_ROOM")
+)
+_FIXED_NAMES = tuple(word for word, entry in _SOFT.items() if entry.kind == "NAME")
+
+
+_fixed_keys: list[dict[str, tuple[str, ...]]] = []
+
+
+def _fixed_sounds() -> dict[str, tuple[str, ...]]:
+    """How each fixed word heard by sound may be heard (name_keys): worked out once per
+    process, at the first lexicon's first slip, and shared by every home's."""
+    if not _fixed_keys:
+        _fixed_keys.append(
+            {
+                word: name_keys(word)
+                for word, entry in _FIXED.items()
+                if entry.kind in _BY_SOUND_KINDS and not word.isascii() and word not in UNHEARD
+            }
+        )
+    return _fixed_keys[0]
+
+
 TOKENS_KEPT = 1024
 """Tokens of words said exactly kept per lexicon, by offset and word (~0.5 KB each).
 
@@ -174,7 +216,7 @@ class Lexicon:
     """Fixed vocabulary plus one home's names; immutable once built, shared by threads."""
 
     def __init__(self, home: Home) -> None:
-        entries, name_chars = _home_entries(home)
+        entries, name_chars, own = _home_entries(home)
         self.entries: dict[str, Entry] = entries
         self.name_chars: frozenset[str] = name_chars
         """Every character of the home's names: an unknown word sharing none of them is no
@@ -182,30 +224,37 @@ class Lexicon:
         # Every beginning of a word: (the word's entry and how it matches, or None twice when
         # it only begins longer words; whether it begins a longer one). One lookup per span
         # tells the segmenter what it found and whether to go on, without touching the entry:
-        # a span past a word no longer one begins is not looked up at all.
-        words: dict[str, _Word] = {}
-        for word in self.entries:
+        # a span past a word no longer one begins is not looked up at all. The fixed
+        # vocabulary's are made once (_FIXED_WORDS); only the home's own words are added here.
+        words = dict(_FIXED_WORDS)
+        for word in own:
             # Longest first, stopping at one already there: then so are all shorter ones.
             # Names in a big home share long prefixes (305房间台灯, 305房间空调).
             for end in range(len(word) - 1, 0, -1):
                 prefix = word[:end]
-                if prefix in words:
-                    break
-                words[prefix] = _PREFIX
-        for word, entry in self.entries.items():
-            kept = word if entry.kind != COMPOUND else None
-            words[word] = (entry, entry.match, word in words, kept)
+                got = words.get(prefix)
+                if got is None:
+                    words[prefix] = _PREFIX
+                    continue
+                if not got[2]:  # a word of its own that now begins a longer one
+                    words[prefix] = (got[0], got[1], True, got[3])
+                break
+        for word in own:
+            entry = entries[word]
+            got = words.get(word)
+            begins = got is not None and (got[0] is None or got[2])
+            words[word] = (entry, entry.match, begins, word if entry.kind != COMPOUND else None)
         self._words = words
-        self._max_len = max(map(len, self.entries))
+        self._max_len = max([_FIXED_MAX_LEN, *map(len, own)])
         # The two characters either side of each place a name could be split by 的 (插排|插座2
         # gives 排插): a 的 between two others splits no name (Lexicon._names_across_de). Not
         # after a place's whole name: 客厅的灯 is read by the resolver, as a place and a noun.
-        places = {word for word, entry in entries.items() if entry.kind in _PLACES}
+        places = {word for word in own if entries[word].kind in _PLACES} | _FIXED_PLACES
+        named = [w for w in (*own, *_FIXED_NAMES) if entries[w].kind == "NAME"]
         self._splits = frozenset(
             {
                 key[j - 1 : j + 1]
-                for key, entry in entries.items()
-                if entry.kind == "NAME"
+                for key in named
                 for j in range(1, len(key))
                 if key[:j] not in places
             }
@@ -223,10 +272,12 @@ class Lexicon:
         one of these nor a key of the index starts no key at all."""
         if self._pinyin is None:
             index: dict[str, list[Entry]] = {}
+            fixed = _fixed_sounds()
             for word, entry in self.entries.items():
-                if entry.kind not in _BY_SOUND_KINDS or word.isascii():
+                if entry.kind not in _BY_SOUND_KINDS or word.isascii() or word in UNHEARD:
                     continue
-                for key in name_keys(word):
+                keys = fixed.get(word) if entry is _FIXED.get(word) else None
+                for key in name_keys(word) if keys is None else keys:
                     index.setdefault(key, []).append(entry)
             starts: set[str] = set()
             for key in index:
@@ -581,10 +632,39 @@ def _word_roles(tokens: list[Token], text: str) -> list[Token]:
     a later pass can meet (tests/test_lexer_passes.py checks that the skips change nothing).
     """
     kinds = set(map(_KIND, tokens))  # no bytecode a token
+    if FILLER in kinds and not kinds.isdisjoint(_VALUE_BEFORE):
+        tokens = _softened_numbers(tokens)
     repeated = len(kinds) < len(tokens)  # counted before _counts merges 三+个
     if repeated or not kinds.isdisjoint(_PASS_KINDS):
         return _passes(tokens, text, kinds, repeated)
     return tokens  # most utterances: not even a copy of the list is made
+
+
+# Where a value is said next: a softener there (一下, 一哈) begins with the number 一.
+_VALUE_BEFORE = frozenset({"PCT_PRE", "SET", "SETV", "TO"})
+
+
+def _softened_numbers(tokens: list[Token]) -> list[Token]:
+    """调到百分之一哈: the segmenter reads 一哈 as one softener (fewer words), but where a
+    value is said next its 一 is the value, and only the rest softens."""
+    out: list[Token] = []
+    last: Token | None = None  # the last word kept (not a filler)
+    for token in tokens:
+        if (
+            token.kind == FILLER
+            and len(token.said) > 1
+            and token.said[0] == "一"
+            and last is not None
+            and last.kind in _VALUE_BEFORE
+        ):
+            rest = token.said[1:]
+            last = Token("NUM", "一", "一", token.start, "exact", 1.0)
+            out += (last, Token(FILLER, rest, rest, token.start + 1, "exact", None))
+            continue
+        out.append(token)
+        if token.kind != FILLER:
+            last = token
+    return out
 
 
 def _passes(tokens: list[Token], text: str, kinds: set[str], repeated: bool) -> list[Token]:

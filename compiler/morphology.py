@@ -56,6 +56,13 @@ def _switching(
     return forms
 
 
+def _said_plainly(stems: Iterable[str], complements: Iterable[str]) -> list[str]:
+    """The switching verbs a recogniser may mishear and be corrected to (关掉 for 关调): the
+    stems with or without a complement; a form with an aspect or a verb of doing is believed
+    only when said exactly, which keeps the index of sounds small."""
+    return [stem + complement for stem in stems for complement in ("", *complements)]
+
+
 def _off_words() -> list[str]:
     # 锁 alone is the type word (门锁): only its forms with a complement or aspect switch.
     locked = [LOCK_STEM + end for end in (*OFF_COMPLEMENTS, *ASPECTS)]
@@ -110,12 +117,14 @@ def derived() -> dict[str, dict[str, Any]]:
     }
 
 
-def _vocabulary() -> tuple[dict[str, dict[str, Any]], tuple[str, ...], dict[str, Any]]:
+def _vocabulary(
+    composed: dict[str, dict[str, Any]],
+) -> tuple[dict[str, dict[str, Any]], tuple[str, ...], dict[str, Any]]:
     listed = {word for table in TABLES.values() for word in table}
     listed.update(FILLERS, COMPOUNDS)
     tables = {kind: dict(table) for kind, table in TABLES.items()}
     taken = set(listed)
-    for kind, forms in derived().items():
+    for kind, forms in composed.items():
         table = tables.setdefault(kind, {})
         for word, value in forms.items():
             if word not in taken:  # listed words keep their class; the first kind derived wins
@@ -135,6 +144,13 @@ def _vocabulary() -> tuple[dict[str, dict[str, Any]], tuple[str, ...], dict[str,
     return tables, fillers, compounds
 
 
-WORDS, FILLER_WORDS, COMPOUND_WORDS = _vocabulary()
+_COMPOSED = derived()
+WORDS, FILLER_WORDS, COMPOUND_WORDS = _vocabulary(_COMPOSED)
+UNHEARD: frozenset[str] = frozenset(
+    {word for kind in ("ON", "OFF") for word in _COMPOSED[kind]}
+    - set(_said_plainly(ON_STEMS, ON_COMPLEMENTS))
+    - set(_said_plainly(OFF_STEMS, OFF_COMPLEMENTS))
+)
+"""Composed switching verbs believed only when said exactly, never by their sound."""
 """The vocabulary the lexicon knows: every table's listed and composed words by kind, the
 fillers with the wrappers, and the compounds (the vocabulary's and those composed here)."""

@@ -217,7 +217,7 @@ TABLES: dict[str, dict[str, Any]] = {
     ),
     # Verbs that take a value after their 到/成/为 (调到26度): composed from SET_STEMS and
     # SET_TO; these few take it with no such word.
-    "SET": dict.fromkeys(("来个", "来点", "弄个"), "set"),
+    "SET": dict.fromkeys(("来个", "来点", "弄个", "调去", "调返", "校去", "校返"), "set"),
     # A verb that names its target before the value: 设置空调温度为26度.
     "SETV": dict.fromkeys(("设置", "设定", "调", "调整", "校"), "set"),
     "TO": dict.fromkeys(("到", "为", "成", "至", "在"), "to"),
@@ -1336,7 +1336,7 @@ DOING_VERBS = ("整", "搞", "弄", "拧", "扭", "拉", "打")
 ON_RESULTS = ("开", "亮", "着")
 OFF_RESULTS = ("灭", "熄", "掉")
 
-# A verb and the word that brings its value (调到, 设成, 改为, Cantonese 调去/校返).
+# A verb and the word that brings its value (调到, 设成, 改为).
 SET_STEMS = (
     "调",
     "设",
@@ -1366,7 +1366,7 @@ SET_STEMS = (
     "维持",
     "转",
 )
-SET_TO = ("到", "成", "为", "至", "在", "去", "返")
+SET_TO = ("到", "成", "为", "至", "在")
 
 # Verbs that change an attribute the way the adjective after them says (调亮, 变小, 拧大);
 # 开 and 关 only by size or strength (开大, 关小: 开冷 is no change of anything).

@@ -45,7 +45,7 @@ def lexicon() -> Lexicon:
         ("闩埋", "OFF", "off"),
         ("锁住", "OFF", "off"),
         ("设定为", "SET", "set"),
-        ("校返", "SET", "set"),
+        ("改为", "SET", "set"),
         ("变小", "REL", (None, -1, 0)),
         ("有点燥", "COMPLAINT", "dry"),
         ("冻死了", "COMPLAINT", "cold"),
