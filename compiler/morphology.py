@@ -9,7 +9,6 @@ listed: a derived form never takes a surface another table (or a filler, or a co
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from typing import Any
 
 from jiayu.grammar.vocab import (
@@ -41,30 +40,41 @@ from jiayu.grammar.vocab import (
 )
 
 _PACE_ENDS = "快慢"  # a word ending in a pace keeps its 一点 (凉快一点 is not 凉 + 快一点)
+# An aspect the lexer drops as a filler anyway (了, 一下, 一哈) needs no form of its own: the
+# verb and the filler are read as two words, fewer than a number would make of 一. Only the
+# others are composed with a verb (开着, 关咗, 开返).
+_BOUND_ASPECTS = tuple(a for a in ASPECTS if a not in FILLERS and a not in WRAPPERS)
+
+
+def _said_plainly(stems: tuple[str, ...], complements: tuple[str, ...]) -> list[str]:
+    """The switching stems with or without a complement (a one-syllable verb takes one: 开起来;
+    开启 and 关闭 are verb and result already). These are also the switching verbs a
+    recogniser may mishear and be corrected to (关掉 for 关调); a form with an aspect or a
+    verb of doing is believed only when said exactly, which keeps the index of sounds small."""
+    return [
+        stem + complement
+        for stem in stems
+        for complement in ("", *(complements if len(stem) == 1 else ()))
+    ]
 
 
 def _switching(
-    stems: Iterable[str], complements: Iterable[str], results: Iterable[str]
+    stems: tuple[str, ...], complements: tuple[str, ...], results: tuple[str, ...]
 ) -> list[str]:
-    """A switching verb with or without a complement (开, 开起来), a verb of doing with its
-    result (整开), each with or without an aspect (开起来了, 整开一哈), and a one-syllable
-    verb said twice around 一 (开一开)."""
-    bases = [stem + complement for stem in stems for complement in ("", *complements)]
+    """A switching verb with or without a complement (开, 开起来: a one-syllable verb takes
+    one; 开启 and 关闭 are verb and result already), a verb of doing with its result (整开),
+    each with or without an aspect (开着, 关咗, 整开返), and a one-syllable verb said twice
+    around 一 (开一开)."""
+    bases = _said_plainly(stems, complements)
     bases += [verb + result for verb in DOING_VERBS for result in results]
-    forms = [base + aspect for base in bases for aspect in ("", *ASPECTS)]
+    forms = [base + aspect for base in bases for aspect in ("", *_BOUND_ASPECTS)]
     forms += [stem + "一" + stem for stem in stems if len(stem) == 1]
     return forms
 
 
-def _said_plainly(stems: Iterable[str], complements: Iterable[str]) -> list[str]:
-    """The switching verbs a recogniser may mishear and be corrected to (关掉 for 关调): the
-    stems with or without a complement; a form with an aspect or a verb of doing is believed
-    only when said exactly, which keeps the index of sounds small."""
-    return [stem + complement for stem in stems for complement in ("", *complements)]
-
-
 def _off_words() -> list[str]:
-    # 锁 alone is the type word (门锁): only its forms with a complement or aspect switch.
+    # 锁 alone is the type word (门锁): only its forms with a complement or any aspect
+    # switch (锁了, 锁一下), never 锁 and a filler.
     locked = [LOCK_STEM + end for end in (*OFF_COMPLEMENTS, *ASPECTS)]
     return [*_switching(OFF_STEMS, OFF_COMPLEMENTS, OFF_RESULTS), *locked]
 

@@ -185,7 +185,7 @@ TABLES: dict[str, dict[str, Any]] = {
             "拉起来",
             "升起",
             "走起",
-            "全开",
+            "打开来",
             "解锁",
             "开锁",
             "点上",
@@ -202,7 +202,8 @@ TABLES: dict[str, dict[str, Any]] = {
             "拉下来",
             "降下来",
             "放下",
-            "全关",
+            "关闭掉",
+            "熄灭掉",
             "停用",
             "禁用",  # Taiwan's 停用, as tw2sp's phrases write it
             "关火",
@@ -1525,6 +1526,9 @@ COMPOUNDS: dict[str, tuple[tuple[str, str, Any, int], ...]] = {
     "锁门": (("OFF", "锁上", "off", 1), ("TYPE", "门", "Lock", 1)),
     "锁好门": (("OFF", "锁好", "off", 2), ("TYPE", "门", "Lock", 1)),
     "锁上门": (("OFF", "锁上", "off", 2), ("TYPE", "门", "Lock", 1)),
+    # 全开/全关 is 全 (all) and the verb, however the rest of the sentence segments.
+    "全开": (("DOU", "全", "all", 1), ("ON", "开", "on", 1)),
+    "全关": (("DOU", "全", "all", 1), ("OFF", "关", "off", 1)),
     # 门窗 is two type words said as one: doors and windows.
     "门窗": (("TYPE", "门", "Lock", 1), ("AND", "和", "and", 0), ("TYPE", "窗", "Blind", 1)),
     # What is washed or dried names the appliance: 开始洗衣服 is the washer's cycle, 开始烘干
