@@ -93,8 +93,9 @@ def _complaint_words() -> dict[str, str]:
         for quality in qualities:
             for degree in DEGREES:
                 words[degree + quality] = kind
-            for ending in DEGREE_ENDINGS:
-                words[quality + ending] = kind
+            if kind not in ("high", "low"):  # 大死了 says nothing of what is too big
+                for ending in DEGREE_ENDINGS:
+                    words[quality + ending] = kind
     words.update(
         {
             quality: kind

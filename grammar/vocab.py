@@ -1379,32 +1379,9 @@ SIZE_ADJECTIVES = {
 
 # Complaints about the room (seed 003: 环境抱怨 → 假设明显执行器) are degree + quality:
 # 太热, 有点闷, 贼冷, 冻死了, 闷得很. Degree words said before a quality:
-DEGREES = (
-    "太",
-    "好",
-    "有点",
-    "有点儿",
-    "有一点",
-    "有些",
-    "很",
-    "真",
-    "特别",
-    "超",
-    "超级",
-    "贼",
-    "巨",
-    "忒",
-    "老",
-    "蛮",
-    "挺",
-    "非常",
-    "十分",
-    "怪",
-    "可",
-    "咁",
-)
+DEGREES = ("太", "好", "有点", "很", "真", "特别", "超", "贼", "巨", "忒", "老", "蛮", "挺", "非常")
 # Endings that say the degree after the quality.
-DEGREE_ENDINGS = ("死了", "死", "死人", "得很", "得慌", "得要命", "得不行", "坏了", "爆了", "极了")
+DEGREE_ENDINGS = ("死了", "死", "得很", "得慌", "得要命", "得不行")
 # The qualities, by the complaint they make (COMPLAINT_REMEDIES); those in QUALITIES_ALONE
 # are a complaint with no degree too (闷, 刺眼). "high" and "low" are a quality of the
 # subject said before them (声音太大, 温度太低: COMPLAINT_SUBJECTS).
@@ -1413,7 +1390,7 @@ QUALITIES: dict[str, tuple[str, ...]] = {
     "cold": ("冷", "冻"),
     "dark": ("暗", "黑"),
     "bright": ("亮", "刺眼", "晃眼"),
-    "loud": ("吵", "嘈", "大声", "响", "闹", "吵闹"),
+    "loud": ("吵", "嘈", "大声", "响"),
     "dry": ("干", "干燥", "燥"),
     "damp": ("潮", "潮湿", "湿"),
     "high": ("大", "高"),
