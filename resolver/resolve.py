@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from functools import lru_cache
 
-from jiayu.actions import NOTHING, can_do, meaning, meanings
+from jiayu.actions import NOTHING, can_do, meaning, meanings, reading_attribute
 from jiayu.compiler.build import complaint_of
 from jiayu.grammar.phrases import say
 from jiayu.grammar.vocab import (
@@ -30,6 +30,11 @@ from jiayu.text import shown
 
 MAX_READ_OUT = 4
 """A question names at most this many candidates; with more it asks for the room or a count."""
+
+
+# Actions a clause with no target takes the speaker's room for (a value, a change, a
+# question); never 打开/关闭, which would switch the whole room.
+_PLACED = frozenset({"set", "adjust", "query"})
 
 
 @filled_directly
@@ -139,7 +144,26 @@ class Resolver:
             return self._complaint(clause, complaint, area)
         target = clause.target
         if target is None:
-            return self._carried(clause, session, previous)
+            carried = self._carried(clause, session, previous)
+            if area is None or not isinstance(carried, Ask) or clause.action not in _PLACED:
+                return carried
+            # 调到26度 / 多少度 said in the bedroom, nothing acted on before: what the bedroom
+            # has that can do it, when that is one device (a question reads the room).
+            room = Target(places=(Place("room", area, self.home.room(area).name),))
+            local = self._target(clause, room, session, focus, area)
+            if isinstance(local, Found) and clause.action == "query":
+                # 多少度 of a room is what its sensors read, as 卧室多少度 is.
+                sensed = tuple(
+                    d
+                    for d in local.devices
+                    if reading_attribute(self.home.device(d), clause.attribute, sensors_only=True)
+                )
+                return Found(sensed or local.devices, local.match)
+            if isinstance(local, Refuse) and clause.action == "query":
+                return local  # 多少度 in a room with no thermometer: it says so
+            if isinstance(local, Found) and len(local.devices) == 1:
+                return local
+            return carried
         if target.reference is not None:
             return self._reference(clause, target, session, previous)
         if area is not None and any(p.kind == "this_room" for p in target.places):
