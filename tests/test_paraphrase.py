@@ -233,3 +233,33 @@ def test_one_unrelated_word_in_any_slot_sends_nothing(case: tuple[int, str, Any]
     index, text, _meant = case
     outcome, sent = _said(_engine(index), text)
     assert sent == [], (text, outcome)
+
+
+@st.composite
+def _listed(draw: st.DrawFn) -> tuple[int, str, set[str]]:
+    """把A和B都关了 on a generated home: A said with its room, B said with its room or
+    without one (then it is the B of A's room, which must exist), and the devices each listed
+    target alone resolves to."""
+    index = draw(st.integers(0, len(_HOMES) - 1))
+    home = _engine(index).home
+    switched = _devices(home, lambda d: d.type in _SWITCHED and "onoff" in d.capabilities)
+    first, room, bare = draw(st.sampled_from(switched))
+    here = [(d, b) for d, r, b in switched if r == room and d.id != first.id]
+    others = [(d, r + b) for d, r, b in switched if d.id != first.id]
+    placeless = bool(here) and draw(st.booleans())
+    second, said = draw(st.sampled_from(here if placeless else others))
+    verb = draw(st.sampled_from(("关了", "关掉", "打开", "开了")))
+    text = "把" + room + bare + "和" + said + "都" + verb
+    return index, text, {first.id, second.id}
+
+
+@settings(SETTINGS, max_examples=300)
+@given(_listed())
+def test_dou_after_a_list_acts_on_each_listed_target_and_no_more(
+    case: tuple[int, str, set[str]],
+) -> None:
+    # 都 distributes: the devices acted on are the union of what each listed target alone
+    # resolves to; a place-less B is the B of the place said before it, never every B.
+    index, text, meant = case
+    outcome, sent = _said(_engine(index), text)
+    assert outcome == "executed" and {device for device, _, _ in sent} == meant, text
