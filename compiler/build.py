@@ -29,6 +29,7 @@ from jiayu.grammar.vocab import (
 from jiayu.ir import (
     Action,
     Clause,
+    Complaint,
     Condition,
     MatchKind,
     Mention,
@@ -143,18 +144,9 @@ class _Number(NamedTuple):
     unit: Any
 
 
-COMPLAINT_PREFIX = "complaint:"
-"""A complaint (太热了) is a relative change whose `Value.word` is this and its kind (hot)."""
-
-
-def complaint_of(clause: Clause) -> str | None:
+def complaint_of(clause: Clause) -> Complaint | None:
     """The kind of complaint a clause is (hot, dark, …), or None for any other clause."""
-    if clause.action != "adjust":
-        return None  # most clauses, asked by the resolver and the planner on every turn
-    word = clause.value.word if clause.value is not None else None
-    if word is not None and word.startswith(COMPLAINT_PREFIX):
-        return word[len(COMPLAINT_PREFIX) :]
-    return None
+    return clause.complaint if clause.action == "adjust" else None
 
 
 # In a command, 温度 and 湿度 are the set point; in a query or a condition, the sensors.
@@ -471,8 +463,8 @@ class Builder:
             raise Unsupported("a complaint names a place, not a device", "unexpected_word")
         # 屋里闷得很: the house a complaint is about is the room the speaker is in.
         places = tuple(p for t in targets or () for p in t.places if p.kind != "home")
-        value = Value("relative", word=COMPLAINT_PREFIX + kind)
-        return [Clause("adjust", Target(places=places) if places else None, value)]
+        target = Target(places=places) if places else None
+        return [Clause("adjust", target, Value("relative"), complaint=kind)]
 
     def progress_query(self, targets: _Targets, _asked: Leaf) -> Group:
         # 烘干机还要多久 / 扫地机器人扫完没有: what the appliance is doing, from its status.
