@@ -16,10 +16,17 @@ from collections.abc import Callable, Iterable
 from operator import attrgetter
 from typing import Any, NamedTuple, cast
 
-from jiayu.compiler.morphology import COMPOUND_WORDS, FILLER_WORDS, UNHEARD, WORDS
 from jiayu.compiler.numbers import NUMBER_START, TIME_START, TIME_WORDS, scan_number, scan_time
 from jiayu.compiler.pinyin import char_key, name_keys
-from jiayu.grammar.vocab import CLASSIFIERS, ROOM_SYNONYMS, WAKE_WORDS
+from jiayu.grammar.vocab import (
+    CLASSIFIERS,
+    COMPOUND_WORDS,
+    FILLER_WORDS,
+    ROOM_SYNONYMS,
+    TABLES,
+    UNHEARD,
+    WAKE_WORDS,
+)
 from jiayu.home import Home
 from jiayu.ir import MatchKind, Timing, Token
 from jiayu.text import plain_name
@@ -75,7 +82,7 @@ def _fixed_entries(*, soft: bool) -> dict[str, Entry]:
             entries[word] = Entry(CLF, None, word, "exact")
         for word, parts in COMPOUND_WORDS.items():
             entries[word] = Entry(COMPOUND, parts, word, "exact")
-    for kind, table in WORDS.items():
+    for kind, table in TABLES.items():
         if (kind in _SOFT_KINDS) == soft:
             for word, value in table.items():
                 entries[word] = Entry(kind, value, word, "exact")
@@ -599,7 +606,7 @@ _NAME_PARTS = frozenset({"NAME", "TYPE", "ROOM", "NUM", "DE"})
 _NAME_START = frozenset({"NAME", "TYPE", "NUM"})
 _PLACES = frozenset({"ROOM", "FLOOR", "GROUP"})
 # The 的 words (DE), longest first, as the segmenter takes them.
-_DE_WORD = re.compile("|".join(sorted(WORDS["DE"], key=len, reverse=True)))
+_DE_WORD = re.compile("|".join(sorted(TABLES["DE"], key=len, reverse=True)))
 
 
 def _spellings(words: list[Token]) -> list[str]:

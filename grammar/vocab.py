@@ -175,7 +175,7 @@ TABLES: dict[str, dict[str, Any]] = {
     # The 打开 and 关闭 clusters; the per-device command is chosen by the resolver. These are
     # the words no morphology composes: the verb stems and the lexicalised forms, each listed
     # once. Their forms with complements and aspects (开起来, 关掉了, 整开, 开一哈, 闩埋) are
-    # composed by compiler/morphology.py from ON_STEMS, OFF_STEMS and the tables below them.
+    # composed by grammar/morphology.py from ON_STEMS, OFF_STEMS and the tables below them.
     "ON": dict.fromkeys(
         (
             "执行",
@@ -1314,7 +1314,7 @@ TABLES: dict[str, dict[str, Any]] = {
 }
 
 # --- Morphemes ------------------------------------------------------------------------
-# compiler/morphology.py composes the forms people say from these, once per process: a
+# grammar/morphology.py composes the forms people say from these, once per process: a
 # verb stem, a complement and an aspect (关 + 掉 + 了), a degree and a quality (有点 + 闷),
 # a change verb and an adjective (变 + 小). A table above never lists a composed form
 # (tests/test_morphology.py).
@@ -1597,3 +1597,21 @@ STATEMENT_END = " \t\u3000。.!！~～…、，,"
 QUESTION = r"[?？]|[吗么嘛呢咩]$|(.{1,2})[不唔]\1|[是系]咪|是否|难道|什么|怎么|为什么|为啥|真的"
 """A question, as a regular expression: a question mark anywhere, a final question particle,
 A-not-A (对不对, 确不确定, 对唔对), 系咪, or a question word."""
+
+
+# --- The composed vocabulary ----------------------------------------------------------------
+LISTED = TABLES
+"""The words each table lists (morphemes and irregular forms; never a composed one)."""
+
+from jiayu.grammar.morphology import compose  # noqa: E402  (it reads the morphemes above)
+
+_COMPOSED = compose()
+TABLES = _COMPOSED.tables
+"""Every word of the vocabulary by kind: the listed ones and those grammar/morphology.py
+composes from the morphemes above (关掉, 整开, 有点闷, 变小, 扫完没有)."""
+FILLER_WORDS = _COMPOSED.fillers
+"""The fillers and the wrappers (requests, tags, particles): what the lexer drops."""
+COMPOUND_WORDS = _COMPOSED.compounds
+"""The compounds, listed and composed."""
+UNHEARD = _COMPOSED.unheard
+"""Composed switching verbs believed only when said exactly, never by their sound."""

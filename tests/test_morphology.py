@@ -1,4 +1,4 @@
-"""The vocabulary composes its words (compiler/morphology.py): the tables hold morphemes and
+"""The vocabulary composes its words (grammar/morphology.py): the tables hold morphemes and
 the irregular words, never a form the morphology derives, and a composed form lexes as the
 one word of its class, so no softener or aspect inside it is read as a number or a value."""
 
@@ -8,14 +8,14 @@ import pytest
 
 from jiayu.cli import demo_home_path
 from jiayu.compiler.lexicon import Lexicon
-from jiayu.compiler.morphology import WORDS, derived
-from jiayu.grammar.vocab import ASPECTS, COMPOUNDS, FILLERS, TABLES
+from jiayu.grammar.morphology import derived
+from jiayu.grammar.vocab import ASPECTS, COMPOUNDS, FILLERS, LISTED, TABLES
 from jiayu.home import load_home
 
 
 def test_no_table_lists_a_form_its_morphology_derives() -> None:
     for kind, forms in derived().items():
-        listed = set(TABLES.get(kind, {})) & set(forms)
+        listed = set(LISTED.get(kind, {})) & set(forms)
         assert not listed, f"TABLES[{kind!r}] lists forms its morphology derives: {sorted(listed)}"
     composed = {word for forms in derived().values() for word in forms}
     assert not set(FILLERS) & composed
@@ -24,9 +24,9 @@ def test_no_table_lists_a_form_its_morphology_derives() -> None:
 
 def test_a_listed_word_of_another_class_keeps_its_class() -> None:
     # 关着 and 锁着 are states (哪些灯关着), though 关/锁 + 着 is a composed form too.
-    assert WORDS["STATE"]["关着"] == ("on", False)
-    assert "关着" not in WORDS["OFF"] and "锁着" not in WORDS["OFF"]
-    every = [word for table in WORDS.values() for word in table]
+    assert TABLES["STATE"]["关着"] == ("on", False)
+    assert "关着" not in TABLES["OFF"] and "锁着" not in TABLES["OFF"]
+    every = [word for table in TABLES.values() for word in table]
     assert len(every) == len(set(every)), "a surface in two classes"
 
 

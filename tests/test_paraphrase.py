@@ -21,10 +21,10 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from jiayu.compiler.morphology import WORDS, derived
 from jiayu.engine import Engine
 from jiayu.executor.hubs import SimulatedHub
-from jiayu.grammar.vocab import LOCK_STEM
+from jiayu.grammar.morphology import derived
+from jiayu.grammar.vocab import LOCK_STEM, TABLES
 from jiayu.home import Device, Home, parse_home
 
 _SPEC = importlib.util.spec_from_file_location(
@@ -86,9 +86,9 @@ def _devices(home: Home, test: Callable[[Device], bool]) -> list[tuple[Device, s
 
 # The switching forms the lexicon keeps (a form another class lists keeps that class: 关着
 # is a state), but 锁's, which only a lock is switched by.
-_ON = sorted(w for w in derived()["ON"] if w in WORDS["ON"])
-_OFF = sorted(w for w in derived()["OFF"] if w in WORDS["OFF"] and not w.startswith(LOCK_STEM))
-_SET = sorted(w for w in derived()["SET"] if w in WORDS["SET"])
+_ON = sorted(w for w in derived()["ON"] if w in TABLES["ON"])
+_OFF = sorted(w for w in derived()["OFF"] if w in TABLES["OFF"] and not w.startswith(LOCK_STEM))
+_SET = sorted(w for w in derived()["SET"] if w in TABLES["SET"])
 _REQUESTS = ("", "请", "麻烦", "劳驾", "帮我", "给我", "能不能", "可不可以", "麻烦你", "请你帮我")
 _VOCATIVES = ("", "我说啊，", "喂，", "小爱同学，")
 _TAGS = ("", "好吗", "行不", "好不好", "可以吗", "行不行")

@@ -41,9 +41,8 @@ from jiayu.compiler.build import PLACE_KINDS
 from jiayu.compiler.compact import ACTION_FORMS
 from jiayu.compiler.lexicon import Lexicon
 from jiayu.compiler.llm.cache import PerHome
-from jiayu.compiler.morphology import WORDS
 from jiayu.compiler.parse import MAX_CLAUSES
-from jiayu.grammar.vocab import HUES
+from jiayu.grammar.vocab import HUES, TABLES
 from jiayu.home import Home
 from jiayu.ir import Action, Clause, Mention, Place, Quantifier, Target, Value
 from jiayu.text import normalize, plain_name
@@ -95,7 +94,7 @@ _SET_POINTS = {"temperature": "target_temperature", "humidity": "target_humidity
 _SET_ATTRIBUTES: dict[str, str | None] = {
     **{
         word: _SET_POINTS.get(attr, attr)
-        for word, attr in WORDS["ATTR"].items()
+        for word, attr in TABLES["ATTR"].items()
         if attr in _SETTABLE or attr in _SET_POINTS
     },
     "预设": "preset",
@@ -104,7 +103,7 @@ _SET_ATTRIBUTES: dict[str, str | None] = {
 # Attribute names pass too: the compact form writes one it has no word for as it is.
 _QUERY_ATTRIBUTES: dict[str, str | None] = {
     **{attr: attr for attr in STATE_ATTRIBUTES},
-    **WORDS["ATTR"],
+    **TABLES["ATTR"],
     "开关": "on",
     "门锁": "locked",
     "锁": "locked",
@@ -140,10 +139,10 @@ _LEVELS = {"低": "low", "中": "medium", "高": "high", "自动": "auto", "小"
 _SPEEDS = {
     **{s: s for s in ("low", "medium", "high", "auto")},
     **_LEVELS,
-    **WORDS["SPEED"],
+    **TABLES["SPEED"],
 }
-_MODES = {**{m: m for m in ("cool", "heat", "dry", "fan", "auto")}, **WORDS["MODE"]}
-_COLORS = {**{c: c for c in ("warm", "cool", "natural", *HUES)}, **WORDS["COLOR"]}
+_MODES = {**{m: m for m in ("cool", "heat", "dry", "fan", "auto")}, **TABLES["MODE"]}
+_COLORS = {**{c: c for c in ("warm", "cool", "natural", *HUES)}, **TABLES["COLOR"]}
 _PREFERRED = frozenset(("偏好", "喜欢的", "我喜欢的"))
 _NUMBER = re.compile(r"([+-]?)(\d{1,6}(?:\.\d{1,3})?)(%|度|k)?")
 _UNITS: dict[str, Any] = {"%": "%", "度": "°C", "k": "K", "": None}
@@ -240,11 +239,11 @@ def _value(attribute: str | None, said: str, presets: frozenset[str]) -> Value |
             direction = 1 if sign == "+" else -1
             return Value("relative", attribute, amount, None, _UNITS[unit or ""], direction)
         return Value("absolute", attribute, amount, None, _UNITS[unit or ""])
-    if said in WORDS["REL"]:
-        _hint, direction, warmth = WORDS["REL"][said]
+    if said in TABLES["REL"]:
+        _hint, direction, warmth = TABLES["REL"][said]
         return Value("relative", attribute, None, None, None, direction, warmth)
-    if said in WORDS["EXTREME"]:
-        _hint, direction = WORDS["EXTREME"][said]
+    if said in TABLES["EXTREME"]:
+        _hint, direction = TABLES["EXTREME"][said]
         return Value("extreme", attribute, None, None, None, direction)
     return _word_value(attribute, said, presets)
 
@@ -295,9 +294,9 @@ def _target(item: Mapping[str, Any], places: Mapping[str, Place]) -> Target | st
             if t not in TYPE_WORDS:
                 return f"unknown type {t!r}"
             device_type, type_word = t, TYPE_WORDS[t]
-    elif key in WORDS["TYPE"]:
+    elif key in TABLES["TYPE"]:
         type_word = key
-        device_type = WORDS["TYPE"][key] or (t if t in TYPE_WORDS else None)
+        device_type = TABLES["TYPE"][key] or (t if t in TYPE_WORDS else None)
     elif key:
         mention = Mention(key, name_said, "exact")
     else:
