@@ -980,6 +980,8 @@ class Builder:
                 place_id = tok.value if kind in _SPAN_PLACES else None
                 places.append(Place(PLACE_KINDS[kind], place_id, tok.text))
             elif kind == "TYPE":
+                if tok.text in _POWER_WORDS and (type_token is not None or names):
+                    continue  # 落地扇的开关: the power switch of what was said before it
                 type_token = tok
             elif kind == "DE":
                 continue
@@ -1013,6 +1015,8 @@ _SPAN_PLACES = frozenset({"ROOM", "FLOOR", "GROUP"})
 _SPAN_NAMES = frozenset({"ROOM", "FLOOR", "GROUP", "NAME", "TYPE", "SCENE"})
 
 
+# What a device is switched by, said after it (落地扇的开关): the device itself.
+_POWER_WORDS = frozenset({"开关"})
 # 都 after a list distributes; 全/统统/所有 make a set of each part.
 _DISTRIBUTING = frozenset({"都", "都给"})
 

@@ -638,6 +638,8 @@ def _word_roles(tokens: list[Token], text: str) -> list[Token]:
     count, a separator or a role of the same word (NEG → CANCEL), so the kinds lexed are all
     a later pass can meet (tests/test_lexer_passes.py checks that the skips change nothing).
     """
+    if text.endswith(_ASKING_ENDS) and ("是" in text or "系" in text):
+        tokens = _asked_state(tokens)
     kinds = set(map(_KIND, tokens))  # no bytecode a token
     if FILLER in kinds and not kinds.isdisjoint(_VALUE_BEFORE):
         tokens = _softened_numbers(tokens)
@@ -645,6 +647,26 @@ def _word_roles(tokens: list[Token], text: str) -> list[Token]:
     if repeated or not kinds.isdisjoint(_PASS_KINDS):
         return _passes(tokens, text, kinds, repeated)
     return tokens  # most utterances: not even a copy of the list is made
+
+
+# The particles that end a question (吗, Cantonese 呀): see _asked_state.
+_ASKING_ENDS = ("吗", "呀", "嘛")
+
+
+def _asked_state(tokens: list[Token]) -> list[Token]:
+    """灯都是打开吗 / 电视系闩吗: 是 (系) + 打开/关闭 + a question particle at the end asks
+    whether the state holds; the particle is the asking word (ASKED), not a filler, so the
+    verb is never sent as a command."""
+    words = [i for i, t in enumerate(tokens) if t.kind != FILLER]
+    if not words or words[-1] == 0 or tokens[words[-1]].kind not in ("ON", "OFF"):
+        return tokens
+    last = words[-1]
+    if tokens[last - 1].kind != FILLER or tokens[last - 1].text not in ("是", "系"):
+        return tokens
+    for i in range(last + 1, len(tokens)):
+        if tokens[i].text in _ASKING_ENDS:
+            return [*tokens[:i], _as(tokens[i], "ASKED", "asked"), *tokens[i + 1 :]]
+    return tokens
 
 
 # Where a value is said next: a softener there (一下, 一哈) begins with the number 一.

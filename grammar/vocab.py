@@ -49,6 +49,12 @@ FILLERS = (
     "行不行",
     "现在",
     "而家",  # Cantonese 现在
+    "依家",
+    "这会儿",
+    "正在",
+    "已经",
+    "已",
+    "处于",
     "宜家",
     "马上",
     "立刻",
@@ -89,6 +95,7 @@ FILLERS = (
     "当前",
     "喂",
     "是",
+    "系",  # Cantonese 是 (係)
     "喽",
     "咧",
     "唔该",
@@ -220,7 +227,9 @@ TABLES: dict[str, dict[str, Any]] = {
     # SET_TO; these few take it with no such word.
     "SET": dict.fromkeys(("来个", "来点", "弄个", "调去", "调返", "校去", "校返"), "set"),
     # A verb that names its target before the value: 设置空调温度为26度.
-    "SETV": dict.fromkeys(("设置", "设定", "调", "调整", "校"), "set"),
+    "SETV": dict.fromkeys(
+        ("设置", "设定", "调", "调整", "校", "调节", "变更", "设", "调教"), "set"
+    ),
     "TO": dict.fromkeys(("到", "为", "成", "至", "在"), "to"),
     # Relative changes: (attribute or None, direction, warmth). A change verb before an
     # adjective (调亮, 变小, 开大) is composed from CHANGE_VERBS and ADJ; these are the verbs
@@ -274,6 +283,8 @@ TABLES: dict[str, dict[str, Any]] = {
     "EXTREME": {
         "最亮": ("brightness", 1),
         "最暗": ("brightness", -1),
+        "最光": ("brightness", 1),  # Cantonese 光 (bright)
+        "最黑": ("brightness", -1),
         "最大": (None, 1),
         "最小": (None, -1),
         "最高": (None, 1),
@@ -344,7 +355,7 @@ TABLES: dict[str, dict[str, Any]] = {
     # °c, ℃ and ° reach the lexer as 度 (the normaliser rewrites them).
     "DEG": dict.fromkeys(("度", "摄氏度"), "°C"),
     "DEG_HALF": dict.fromkeys(("度半",), 0.5),
-    "PCT": dict.fromkeys(("%", "个百分点"), "%"),
+    "PCT": dict.fromkeys(("%", "个百分点", "趴"), "%"),  # 趴: Taiwan's "percent"
     "PCT_PRE": dict.fromkeys(("百分之",), "%"),
     "KELVIN": dict.fromkeys(("k", "开尔文"), "K"),
     "HALF": dict.fromkeys(("一半", "半开", "一半儿"), 50),
@@ -459,6 +470,7 @@ TABLES: dict[str, dict[str, Any]] = {
         "插头": "SmartPlug",
         "排插": "SmartPlug",
         "开关": "Switch",
+        "通断器": "Switch",
         "空调": "AirConditioner",
         "冷气机": "AirConditioner",
         "冷气": "AirConditioner",
@@ -480,13 +492,12 @@ TABLES: dict[str, dict[str, Any]] = {
         "大门锁": "Lock",
         "入户门": "Lock",
         "防盗门": "Lock",
-        "窗户": "Blind",
         "窗": "Blind",
         "音乐": "NetworkAudio",
         "歌": "NetworkAudio",
         "播放器": "NetworkAudio",
         "媒体播放器": "NetworkAudio",
-        "节目": "Television",
+        "节目": "NetworkAudio",  # what is played: a player
         "电视": "Television",
         "电视机": "Television",
         "音箱": "NetworkAudio",
@@ -520,6 +531,7 @@ TABLES: dict[str, dict[str, Any]] = {
         "烘干机": "Dryer",
         "干衣机": "Dryer",
         "车库门": "GarageDoor",
+        "车房门": "GarageDoor",  # Cantonese 车房 (garage)
         "卷帘门": "GarageDoor",
         "车库卷帘门": "GarageDoor",
         "设备": None,
@@ -532,6 +544,16 @@ TABLES: dict[str, dict[str, Any]] = {
     "NAME": {
         word: word
         for word in (
+            # A window, an awning, a roller blind are not every cover (窗帘 is one too): the
+            # devices named so.
+            "窗户",
+            "百叶帘",
+            "卷帘",
+            "雨蓬",
+            "雨棚",
+            "遮雨棚",
+            "遮阳棚",
+            "遮阳篷",
             "吸顶灯",
             "台灯",
             "落地灯",
@@ -664,6 +686,9 @@ TABLES: dict[str, dict[str, Any]] = {
             "这屋",
             "本房间",
             "这个屋",
+            "这边",
+            "呢度",  # Cantonese 这里
+            "呢边",
             # The room said as the subject of a complaint (屋子有点冷): the speaker's.
             "屋子",
             "屋内",
@@ -903,6 +928,12 @@ TABLES: dict[str, dict[str, Any]] = {
         "哪几台": "which",
         "有哪些": "which",
         "边啲": "which",
+        "哪个": "which",
+        "哪一个": "which",
+        "哪一些": "which",
+        "哪几道": "which",
+        "边个": "which",
+        "边道": "which",
         "几盏": "count",
         "几个": "count",
         "几台": "count",
@@ -916,6 +947,10 @@ TABLES: dict[str, dict[str, Any]] = {
         "有没有": "any",
         "还有没有": "any",
         "有冇": "any",
+        "有": "any",
+        "有无": "any",
+        "有任何": "any",
+        "有没有任何": "any",
         "是否有": "any",
     },
     # A state said as a fact, for set questions (哪些灯开着): (attribute, value).
@@ -941,6 +976,15 @@ TABLES: dict[str, dict[str, Any]] = {
         "在放音乐": ("playing", True),
         "在播": ("playing", True),
         "在唱歌": ("playing", True),
+        **dict.fromkeys(
+            ("打开中", "开启中", "打开着", "开启着", "打开的", "开启的", "打开中的", "开启中的"),
+            ("on", True),
+        ),
+        **dict.fromkeys(
+            ("关闭中", "关闭着", "关闭的", "关上的", "关了的", "关闭中的"), ("on", False)
+        ),
+        **dict.fromkeys(("上锁的", "锁上的", "锁了的"), ("locked", True)),
+        **dict.fromkeys(("没上锁", "没上锁的", "没有上锁", "没有上锁的"), ("locked", False)),
     },
     "QVERB": dict.fromkeys(
         ("查询", "查一下", "查查", "看看", "看一下", "告诉我", "问一下", "报告", "查"), "query"
@@ -1001,6 +1045,9 @@ TABLES: dict[str, dict[str, Any]] = {
         "下一首": "next_track",
         "下一曲": "next_track",
         "切歌": "next_track",
+        "跳过": "next_track",
+        "跳过这首": "next_track",
+        "跳过这集": "next_track",
         "换一首": "next_track",
         "下首": "next_track",
         "上一首": "previous_track",
@@ -1111,6 +1158,10 @@ TABLES: dict[str, dict[str, Any]] = {
                 "去扫地",
                 "清扫",
                 "开始清扫",
+                "清洁",
+                "开始清洁",
+                "吸尘",
+                "开始吸尘",
                 "拖地",
                 "开始拖地",
                 "拖一下地",
@@ -1137,6 +1188,12 @@ TABLES: dict[str, dict[str, Any]] = {
                 "回家充电",
                 "返回基座",
                 "回去充电吧",
+                "返回基站",
+                "回基站",
+                "返回基地",
+                "返去基地",
+                "返回底座",
+                "返去底座",
                 "充电去",
             ),
             "return_to_base",
@@ -1211,6 +1268,7 @@ TABLES: dict[str, dict[str, Any]] = {
             "别弄了",
             "取消吧",
             "解除",
+            "没关系",
         ),
         "cancel",
     ),
@@ -1345,6 +1403,8 @@ SET_STEMS = (
     "设定",
     "调整",
     "调节",
+    "变更",
+    "调教",  # Cantonese 调 (adjust)
     "改",
     "换",
     "切",

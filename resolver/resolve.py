@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from functools import lru_cache
 
-from jiayu.actions import NOTHING, can_do, meaning, meanings, reading_attribute
+from jiayu.actions import NOTHING, can_do, command_for, meaning, meanings, reading_attribute
 from jiayu.compiler.build import complaint_of
 from jiayu.grammar.phrases import say
 from jiayu.grammar.vocab import (
@@ -338,6 +338,13 @@ class Resolver:
             candidates = tuple(d for d in candidates if d not in removed)
         if not candidates:
             return Refuse(self._not_found(target))
+        if is_set and self._unsaid_attribute(clause, target):
+            # 设置书房至百分之29: a value for a place with nothing saying what it sets, while
+            # its devices would take it as different settings (brightness, volume, position):
+            # ask which, never set them all.
+            able = self._able(candidates, clause)
+            if len({command_for(self.home.device(d), clause) for d in able}) > 1:
+                return Ask(tuple(able), self._question(able, clause))
         if is_set:
             return self._set(clause, candidates, target)
         return self._single(clause, candidates, session, focus, target, match_kind)
@@ -423,6 +430,18 @@ class Resolver:
         if len(able) > 1:
             return Ask(tuple(able), self._question(able, clause))
         return Found((able[0],))
+
+    @staticmethod
+    def _unsaid_attribute(clause: Clause, target: Target) -> bool:
+        """A value or a change said of places only, with no attribute, type word or name."""
+        return (
+            clause.action in ("set", "adjust")
+            and clause.value is not None
+            and clause.value.attribute is None
+            and target.name is None
+            and target.type_word is None
+            and target.device_type is None
+        )
 
     def _remedies(self, device_id: str, kind: str, types: tuple[str, ...]) -> bool:
         """Whether the device is an actuator of the complaint: of one of its types, and able
