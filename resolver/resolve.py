@@ -339,9 +339,9 @@ class Resolver:
         if not candidates:
             return Refuse(self._not_found(target))
         if is_set and self._unsaid_attribute(clause, target):
-            # 设置书房至百分之29: a value for a place with nothing saying what it sets, while
-            # its devices would take it as different settings (brightness, volume, position):
-            # ask which, never set them all.
+            # 设置书房至百分之29 / 客厅的暂停: a value or a verb for a place with nothing
+            # saying what it acts on, while its devices would take it as different commands
+            # (brightness, volume, position; pause, pause_cleaning): ask which, never all.
             able = self._able(candidates, clause)
             if len({command_for(self.home.device(d), clause) for d in able}) > 1:
                 return Ask(tuple(able), self._question(able, clause))
@@ -433,11 +433,11 @@ class Resolver:
 
     @staticmethod
     def _unsaid_attribute(clause: Clause, target: Target) -> bool:
-        """A value or a change said of places only, with no attribute, type word or name."""
+        """A value or a change with no attribute, or a verb other than 开/关 (whose "everything"
+        is the power), said of places only, with no type word or name."""
         return (
-            clause.action in ("set", "adjust")
-            and clause.value is not None
-            and clause.value.attribute is None
+            clause.action not in ("on", "off")
+            and (clause.value is None or clause.value.attribute is None)
             and target.name is None
             and target.type_word is None
             and target.device_type is None
