@@ -640,6 +640,7 @@ def _word_roles(tokens: list[Token], text: str) -> list[Token]:
     """
     if text.endswith(_ASKING_ENDS) and ("是" in text or "系" in text):
         tokens = _asked_state(tokens)
+    tokens = _state_asked(tokens)
     kinds = set(map(_KIND, tokens))  # no bytecode a token
     if FILLER in kinds and not kinds.isdisjoint(_VALUE_BEFORE):
         tokens = _softened_numbers(tokens)
@@ -667,6 +668,26 @@ def _asked_state(tokens: list[Token]) -> list[Token]:
         if tokens[i].text in _ASKING_ENDS:
             return [*tokens[:i], _as(tokens[i], "ASKED", "asked"), *tokens[i + 1 :]]
     return tokens
+
+
+def _state_asked(tokens: list[Token]) -> list[Token]:
+    """窗户是关闭中的吗 / 车库门打开着: a state said last, of what was said before it, and no
+    set question (哪些) or condition (如果) around it, asks whether it holds (QSTATE)."""
+    last = len(tokens) - 1
+    while last >= 0 and tokens[last].kind == FILLER:
+        last -= 1
+    out = tokens
+    if last > 0 and tokens[last].kind == "ASKED" and tokens[last].text[0] == "的":
+        # 关闭中的吗 is segmented 关闭中 + 的吗: the 的 belongs to the state.
+        out = [*tokens[:last], _as(tokens[last], FILLER, None), *tokens[last + 1 :]]
+        last -= 1
+        while last >= 0 and tokens[last].kind == FILLER:
+            last -= 1
+    if last <= 0 or tokens[last].kind != "STATE":
+        return tokens  # most utterances: one look at the last word
+    if any(t.kind in ("QSET", "IF", "THEN") for t in tokens):
+        return out
+    return [*out[:last], _as(out[last], "QSTATE", out[last].value), *out[last + 1 :]]
 
 
 # Where a value is said next: a softener there (一下, 一哈) begins with the number 一.

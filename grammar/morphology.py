@@ -100,12 +100,33 @@ def _complaint_words(v: ModuleType) -> dict[str, str]:
     return words
 
 
+def _state_words(v: ModuleType) -> dict[str, tuple[str, bool]]:
+    words: dict[str, tuple[str, bool]] = {}
+    for state, verbs in v.STATE_VERBS.items():
+        for verb in verbs:
+            for aspect in v.STATE_ASPECTS:
+                if aspect == "紧" and len(verb) == 1:
+                    continue  # 关紧, 锁紧: shut it tight, a command
+                words[verb + aspect] = state
+                words[verb + aspect + "的"] = state
+            for aspect in v.STATE_PERFECT:
+                words[verb + aspect + "的"] = state
+            words[verb + "的"] = state
+    for word in v.STATE_UNLOCKED:
+        words[word + "的"] = ("locked", False)
+        if not word.startswith("解"):  # 解锁 alone is the command
+            words[word] = ("locked", False)
+    return words
+
+
 def derived() -> dict[str, dict[str, Any]]:
     """Every composed form, by the kind of word it is (the grammar terminal), before the
     listed words are taken out."""
     v = _vocab()
     return {
+        # In this order: 开着 is the command (keep it on), 关着 and 锁着 the states.
         "ON": dict.fromkeys(_switching(v, v.ON_STEMS, v.ON_COMPLEMENTS, v.ON_RESULTS), "on"),
+        "STATE": _state_words(v),
         "OFF": dict.fromkeys(_off_words(v), "off"),
         "SET": dict.fromkeys((stem + to for stem in v.SET_STEMS for to in v.SET_TO), "set"),
         "REL": _relative_words(v),
@@ -124,7 +145,7 @@ def derived() -> dict[str, dict[str, Any]]:
 
 def compose() -> Vocabulary:
     """The listed tables with the composed forms added (a listed word keeps its class; of
-    two classes composing the same form, the first wins), the fillers with the wrappers, and
+    two classes composing the same form, the first derived wins), the fillers with the wrappers, and
     the compounds with those a composed form needs."""
     v = _vocab()
     composed = derived()

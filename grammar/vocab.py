@@ -955,36 +955,18 @@ TABLES: dict[str, dict[str, Any]] = {
     },
     # A state said as a fact, for set questions (哪些灯开着): (attribute, value).
     "STATE": {
-        "开着的": ("on", True),
         "是开着的": ("on", True),
         "还开着": ("on", True),
-        "亮着": ("on", True),
-        "亮着的": ("on", True),
         "没关": ("on", True),
         "没关的": ("on", True),
-        "关着": ("on", False),
-        "关着的": ("on", False),
         "没开": ("on", False),
-        "锁着": ("locked", True),
-        "锁着的": ("locked", True),
         "锁上了": ("locked", True),
-        "没锁": ("locked", False),
-        "没锁的": ("locked", False),
         "在放": ("playing", True),
         "在播放": ("playing", True),
         "在放歌": ("playing", True),
         "在放音乐": ("playing", True),
         "在播": ("playing", True),
         "在唱歌": ("playing", True),
-        **dict.fromkeys(
-            ("打开中", "开启中", "打开着", "开启着", "打开的", "开启的", "打开中的", "开启中的"),
-            ("on", True),
-        ),
-        **dict.fromkeys(
-            ("关闭中", "关闭着", "关闭的", "关上的", "关了的", "关闭中的"), ("on", False)
-        ),
-        **dict.fromkeys(("上锁的", "锁上的", "锁了的"), ("locked", True)),
-        **dict.fromkeys(("没上锁", "没上锁的", "没有上锁", "没有上锁的"), ("locked", False)),
     },
     "QVERB": dict.fromkeys(
         ("查询", "查一下", "查查", "看看", "看一下", "告诉我", "问一下", "报告", "查"), "query"
@@ -1478,6 +1460,19 @@ COMPLAINT_SUBJECTS: dict[str, tuple[str | None, str | None]] = {
 PROGRESS_VERBS = ("扫", "拖", "洗", "烘", "烘干", "打扫", "清扫")
 PROGRESS_RESULTS = ("完", "好")
 PROGRESS_ASKED = ("了吗", "了没", "了没有", "没有", "没", "咗未", "咗没有", "未", "了冇", "咗冇")
+
+# A state said of a device (有窗帘是打开中的吗, 哪些门是锁了的, 窗户是关闭紧吗): a state verb,
+# an aspect (中, 着, Cantonese 紧; 了 and 咗 only before 的, as 开了 alone is a command) and 的.
+# 紧 follows two-syllable verbs only: 关紧, 锁紧 are commands (shut it tight).
+STATE_VERBS: dict[tuple[str, bool], tuple[str, ...]] = {
+    ("on", True): ("打开", "开启", "开", "亮"),
+    ("on", False): ("关闭", "关", "关上", "闩"),
+    ("locked", True): ("上锁", "锁上", "锁"),
+}
+STATE_ASPECTS = ("中", "着", "紧", "中着")
+STATE_PERFECT = ("了", "咗")
+# Not being locked, said with no aspect (没上锁, 没有锁的).
+STATE_UNLOCKED = ("没上锁", "没有上锁", "没锁", "没有锁", "未上锁", "解锁")
 
 # Wrappers around a command that never change its meaning, added to the fillers: requests
 # (能, 可否), tags after it (行不, 好不), vocatives (我说), sentence-final particles.
