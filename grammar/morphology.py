@@ -111,7 +111,8 @@ def _state_words(v: ModuleType) -> dict[str, tuple[str, bool]]:
                 words[verb + aspect + "的"] = state
             for aspect in v.STATE_PERFECT:
                 words[verb + aspect + "的"] = state
-            words[verb + "的"] = state
+            if len(verb) > 1:  # 开的 would split names (台开的灯): a state with 的 alone is
+                words[verb + "的"] = state  # said of a two-syllable verb (打开的, 关闭的)
     for word in v.STATE_UNLOCKED:
         words[word + "的"] = ("locked", False)
         if not word.startswith("解"):  # 解锁 alone is the command

@@ -1496,6 +1496,10 @@ WRAPPERS = (
     "噢",
     "昂",
     "一哈",
+    # Softeners of a change (稍微调小一点): the 一点 says it already.
+    "稍微",
+    "稍稍",
+    "略微",
 )
 
 # Verbs whose object is implied name its device type when no target is said (开锁 → the
