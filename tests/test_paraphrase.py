@@ -116,6 +116,18 @@ def _wrap(draw: st.DrawFn, command: str) -> str:
     )
 
 
+def _noisy(
+    draw: st.DrawFn, unrelated: bool, parts: dict[str, str], around: tuple[str, ...]
+) -> tuple[dict[str, str], str | None, str]:
+    """With `unrelated`, one slot (a part of the command, or a place around it) is given an
+    unrelated word: the parts with it replaced, the slot, and the word."""
+    slot = draw(st.sampled_from((*parts, *around))) if unrelated else None
+    noise = draw(st.sampled_from(_UNRELATED))
+    if slot in parts:
+        parts = {**parts, slot: noise}
+    return parts, slot, noise
+
+
 @st.composite
 def _switch(draw: st.DrawFn, *, unrelated: bool = False) -> tuple[int, str, tuple[str, str]]:
     """An on/off command on a switchable device: (home, text, (device, command))."""
@@ -127,12 +139,8 @@ def _switch(draw: st.DrawFn, *, unrelated: bool = False) -> tuple[int, str, tupl
     on = draw(st.booleans())
     verb = draw(st.sampled_from(_ON if on else _OFF))
     link = draw(st.sampled_from(_LINKS))
-    slot = draw(st.sampled_from(("verb", "bare", "wrapper", "tail"))) if unrelated else None
-    noise = draw(st.sampled_from(_UNRELATED))
-    if slot == "verb":
-        verb = noise
-    if slot == "bare":
-        bare = noise
+    said, slot, noise = _noisy(draw, unrelated, {"verb": verb, "bare": bare}, ("wrapper", "tail"))
+    verb, bare = said["verb"], said["bare"]
     target = _target(room, link, device, bare)
     order = draw(st.sampled_from(("verb first", "ba", "target first")))
     if order == "verb first":
@@ -182,14 +190,10 @@ def _value(
         attr = draw(st.sampled_from(("温度", "的温度", "设定温度")))
     verb = draw(st.sampled_from(_SET))
     link = draw(st.sampled_from(_LINKS))
-    slot = draw(st.sampled_from(("verb", "bare", "value", "tail"))) if unrelated else None
-    noise = draw(st.sampled_from(_UNRELATED))
-    if slot == "verb":
-        verb = noise
-    if slot == "bare":
-        bare = noise
-    if slot == "value":
-        value = noise
+    said, slot, noise = _noisy(
+        draw, unrelated, {"verb": verb, "bare": bare, "value": value}, ("tail",)
+    )
+    verb, bare, value = said["verb"], said["bare"], said["value"]
     target = _target(room, link, device, bare)
     order = draw(st.sampled_from(("ba", "target first", "setv")))
     if order == "ba":
