@@ -51,6 +51,7 @@ FILLERS = (
     "而家",  # Cantonese 现在
     "依家",
     "这会儿",
+    "那边",  # 饭厅那边 is the dining room
     "正在",
     "已经",
     "已",
@@ -196,6 +197,7 @@ TABLES: dict[str, dict[str, Any]] = {
             "解锁",
             "开锁",
             "点上",
+            "着",  # Cantonese 着 (着灯: turn the light on)
         ),
         "on",
     ),
@@ -495,6 +497,7 @@ TABLES: dict[str, dict[str, Any]] = {
         "窗": "Blind",
         "音乐": "NetworkAudio",
         "歌": "NetworkAudio",
+        "歌曲": "NetworkAudio",
         "播放器": "NetworkAudio",
         "媒体播放器": "NetworkAudio",
         "节目": "NetworkAudio",  # what is played: a player
@@ -554,6 +557,7 @@ TABLES: dict[str, dict[str, Any]] = {
             "遮雨棚",
             "遮阳棚",
             "遮阳篷",
+            "遮光帘",
             "吸顶灯",
             "台灯",
             "落地灯",
@@ -928,8 +932,12 @@ TABLES: dict[str, dict[str, Any]] = {
         "哪几台": "which",
         "有哪些": "which",
         "边啲": "which",
-        "哪个": "which",
-        "哪一个": "which",
+        # 哪扇门 / 哪一盏灯 / 哪道窗: which, with the classifier of what is asked about.
+        **{
+            "哪" + one + classifier: "which"
+            for classifier in ("个", "盏", "台", "只", "扇", "部", "组", "道", "把")
+            for one in ("", "一")
+        },
         "哪一些": "which",
         "哪几道": "which",
         "边个": "which",
