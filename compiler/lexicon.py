@@ -640,8 +640,10 @@ def _word_roles(tokens: list[Token], text: str) -> list[Token]:
     """
     if text.endswith(_ASKING_ENDS) and ("是" in text or "系" in text):
         tokens = _asked_state(tokens)
-    tokens = _state_asked(tokens)
     kinds = set(map(_KIND, tokens))  # no bytecode a token
+    if "STATE" in kinds or "ASKED" in kinds:  # most utterances have neither
+        tokens = _state_asked(tokens)
+        kinds = set(map(_KIND, tokens))
     if FILLER in kinds and not kinds.isdisjoint(_VALUE_BEFORE):
         tokens = _softened_numbers(tokens)
     repeated = len(kinds) < len(tokens)  # counted before _counts merges 三+个
