@@ -29,7 +29,7 @@ class Vocabulary(NamedTuple):
     compounds: dict[str, Any]
     """The listed compounds and those composed here."""
     unheard: frozenset[str]
-    """Composed switching verbs believed only when said exactly, never by their sound."""
+    """Switching verbs believed only when said exactly, never by their sound."""
 
 
 def _vocab() -> ModuleType:
@@ -175,5 +175,7 @@ def compose() -> Vocabulary:
         *_said_plainly(v.ON_STEMS, v.ON_COMPLEMENTS),
         *_said_plainly(v.OFF_STEMS, v.OFF_COMPLEMENTS),
     }
-    unheard = frozenset(w for kind in ("ON", "OFF") for w in composed[kind] if w not in plain)
+    # Of the switching verbs, only the stems and their complements are believed by sound:
+    # a listed word heard in noise (堻乳 as 进入) would switch something no one named.
+    unheard = frozenset(w for kind in ("ON", "OFF") for w in tables[kind] if w not in plain)
     return Vocabulary(tables, fillers, compounds, unheard)

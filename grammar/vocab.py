@@ -1681,4 +1681,5 @@ FILLER_WORDS = _COMPOSED.fillers
 COMPOUND_WORDS = _COMPOSED.compounds
 """The compounds, listed and composed."""
 UNHEARD = _COMPOSED.unheard
-"""Composed switching verbs believed only when said exactly, never by their sound."""
+"""Switching verbs believed only when said exactly, never by their sound: all but the stems
+and their complements (打开, 关掉)."""
