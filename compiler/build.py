@@ -18,10 +18,18 @@ from types import FunctionType
 from typing import Any, NamedTuple, TypeVar
 
 from jiayu.compiler.lalr import Leaf, Node
-from jiayu.grammar.vocab import HUES
+from jiayu.grammar.vocab import (
+    COMPLAINT_REMEDIES,
+    COMPLAINT_SUBJECTS,
+    HUES,
+    IMPLIED_BY_ACTION,
+    IMPLIED_BY_STEM,
+    IMPLIED_OBJECTS,
+)
 from jiayu.ir import (
     Action,
     Clause,
+    Complaint,
     Condition,
     MatchKind,
     Mention,
@@ -136,18 +144,9 @@ class _Number(NamedTuple):
     unit: Any
 
 
-COMPLAINT_PREFIX = "complaint:"
-"""A complaint (太热了) is a relative change whose `Value.word` is this and its kind (hot)."""
-
-
-def complaint_of(clause: Clause) -> str | None:
+def complaint_of(clause: Clause) -> Complaint | None:
     """The kind of complaint a clause is (hot, dark, …), or None for any other clause."""
-    if clause.action != "adjust":
-        return None  # most clauses, asked by the resolver and the planner on every turn
-    word = clause.value.word if clause.value is not None else None
-    if word is not None and word.startswith(COMPLAINT_PREFIX):
-        return word[len(COMPLAINT_PREFIX) :]
-    return None
+    return clause.complaint if clause.action == "adjust" else None
 
 
 # In a command, 温度 and 湿度 are the set point; in a query or a condition, the sensors.
@@ -223,6 +222,9 @@ class Builder:
         self._tokens = tokens
         self._scenes: dict[str, str] = {}  # scene name said → scene id
         self._select_at: dict[int, int] = {}  # id of a select clause → offset of its words
+        # id of a target a 都 after its list distributed → the target as a set, for a
+        # question over the list (门窗都关好了吗).
+        self._asked_whole: dict[int, Target] = {}
 
     def _scene_of(self, target: Target) -> str | None:
         if not self._scenes:
@@ -299,7 +301,7 @@ class Builder:
             if isinstance(group, _Qualifier):
                 guarded.append(group)
             else:
-                guarded.append([_replace(c, condition=condition) for c in group])
+                guarded.append([_guarded(c, condition) for c in group])
         return [*before, *guarded]
 
     # --- clause modifiers ----------------------------------------------------
@@ -386,6 +388,8 @@ class Builder:
             raise Unsupported(
                 "a question and an action run together", "unexpected_word", targets.start
             )
+        if self._asked_whole and any(t.action == "query" for t in tails):
+            targets = [self._asked_whole.get(id(t), t) for t in targets]
         out: Group = []
         for target in targets:
             if _only_quantity(target) and all(t.action in ("on", "off") for t in tails):
@@ -435,15 +439,36 @@ class Builder:
         return clauses
 
     def complaint(self, *children: Any) -> Group:
-        # 太热了 / 书房有点闷: a relative change the obvious actuator makes (which, and how,
-        # is the resolver's and planner/complaints.py's); the target says only where.
+        # 太热了 / 书房有点闷 / 声音太大 / 灯光太刺眼: a relative change the obvious actuator
+        # makes (which, and how, is the resolver's and planner/complaints.py's); the target
+        # says only where, or names the kind of device the complaint is about.
         targets = children[0] if isinstance(children[0], _Targets) else None
         kind = self._payload(children[-1])
-        if targets is not None and not all(t.is_place_only and not t.exclude for t in targets):
+        subject = next(
+            (self._payload(c) for c in children if isinstance(c, Leaf) and c.kind == "ATTR"),
+            None,
+        )
+        if subject is not None:
+            kind = _subject_complaint(subject, kind)
+        elif kind in ("high", "low"):
+            raise Unsupported("too much or too little of what?", "unexpected_word")
+        remedies = COMPLAINT_REMEDIES[kind][0]
+        if targets is not None and not all(
+            not t.exclude
+            and not t.name
+            and t.device_type in (None, *remedies)
+            and (t.is_place_only or t.quantifier == "one")
+            for t in targets
+        ):
             raise Unsupported("a complaint names a place, not a device", "unexpected_word")
-        places = tuple(p for t in targets or () for p in t.places)
-        value = Value("relative", word=COMPLAINT_PREFIX + kind)
-        return [Clause("adjust", Target(places=places) if places else None, value)]
+        # 屋里闷得很: the house a complaint is about is the room the speaker is in.
+        places = tuple(p for t in targets or () for p in t.places if p.kind != "home")
+        target = Target(places=places) if places else None
+        return [Clause("adjust", target, Value("relative"), complaint=kind)]
+
+    def progress_query(self, targets: _Targets, _asked: Leaf) -> Group:
+        # 烘干机还要多久 / 扫地机器人扫完没有: what the appliance is doing, from its status.
+        return [Clause("query", t, attribute="status") for t in targets]
 
     def change_scene(self, _t: Leaf) -> Group:
         return [Clause("scene")]  # 换个风格: a scene, which one still to be said
@@ -604,13 +629,29 @@ class Builder:
 
     # --- tails -------------------------------------------------------------
 
-    def t_on(self, _on: Leaf, value: Value | None = None) -> Tail:
+    def t_on(self, on: Leaf, value: Value | None = None) -> Tail:
         if _bare(value):  # 客厅灯打开1: as after 打开<device> (head_on)
             raise Unsupported("打开 with a bare number: a device's number, or a value?")
-        return Tail("on") if value is None else Tail("set", value)
+        return Tail("on", played=self._implied(on)) if value is None else Tail("set", value)
 
-    def t_off(self, _off: Leaf, value: Value | None = None) -> Tail:
-        return Tail("off") if value is None else Tail("set", value)  # 窗帘关一半
+    def t_off(self, off: Leaf, value: Value | None = None) -> Tail:
+        if value is not None:
+            return Tail("set", value)  # 窗帘关一半
+        return Tail("off", played=self._implied(off))
+
+    def _implied(self, verb: Leaf) -> Token | None:
+        """The device type a verb names by itself (开锁, 锁上, 关火, 扫地), as the type word
+        a clause with no target of its own acts on."""
+        token = self._tok(verb)
+        implied = IMPLIED_OBJECTS.get(token.text)
+        if implied is None and verb.kind == "MEDIA":
+            implied = IMPLIED_BY_ACTION.get(token.value)
+        if implied is None:
+            implied = IMPLIED_BY_STEM.get(token.text[:1]) if verb.kind == "OFF" else None
+        if implied is None:
+            return None
+        device_type, word = implied
+        return Token("TYPE", word, "", token.start, "exact", device_type)
 
     def t_more(self, _on: Leaf, _yidian: Leaf) -> Tail:
         return Tail("adjust", Value("relative", direction=1))  # 窗帘再开一点
@@ -659,7 +700,7 @@ class Builder:
         return Tail("query", attribute="on", question="yes_no", expected=verb.kind == "ON")
 
     def t_media(self, m: Leaf) -> Tail:
-        return Tail(self._payload(m))
+        return Tail(self._payload(m), played=self._implied(m))
 
     def t_feature(self, *children: Leaf) -> Tail:
         feature = next(c for c in children if c.kind == "FEATURE")
@@ -775,6 +816,13 @@ class Builder:
             attr = "target_temperature"  # 空调温度 is the set point
         return Condition(attr, op, number.value, subject, number.unit)
 
+    def state_condition(self, targets: _Targets, state: Leaf) -> Condition:
+        # 要是后门还没锁 / 如果书房灯还亮着: the device's own state, read at execution.
+        if len(targets) != 1 or targets[0].is_place_only or targets.exclusion_only:
+            raise Unsupported("a state condition reads one device", "unsupported")
+        attribute, expected = self._state(state)
+        return Condition(attribute, "==", 1.0 if expected else 0.0, targets[0])
+
     def target(self, *said: Any) -> _Targets:
         """Read a run of target words: exclusions anywhere in it apply to every noun of
         it (打开除书房外的灯和空调, 所有灯和空调书房除外)."""
@@ -882,8 +930,30 @@ class Builder:
                         parts.append([])
                     else:
                         parts[-1].append(word)
-                return _joined_parts([self._one_target(part) for part in parts])
+                read = _joined_parts([self._one_target(part) for part in parts])
+                if not self._distributes(parts):
+                    return read
+                # 把A和B都关了: 都 after a list acts on each listed target as said, each
+                # resolved as it would be alone; it makes no part "every B in the home". A
+                # question over the list (门窗都关好了吗) still asks about every one of them.
+                parts = [[w for w in part if not _is_leaf(w, "DOU")] for part in parts]
+                distributed = _joined_parts([self._one_target(part) for part in parts])
+                self._asked_whole.update(zip(map(id, distributed), read, strict=True))
+                return distributed
         return self._one_part(items)
+
+    def _distributes(self, parts: list[list[Any]]) -> bool:
+        """Whether the only quantifier of a list is a 都 said after it (把A和B都关了), and more
+        than one part names what it means (客厅和卧室的灯都关了 is one noun in two places)."""
+        quantifiers = [
+            w for part in parts for w in part if _is_leaf(w, "DOU") or _is_leaf(w, "ALL")
+        ]
+        return (
+            bool(quantifiers)
+            and all(self._tok(w).text in _DISTRIBUTING for w in quantifiers)
+            and all(w in parts[-1] for w in quantifiers)
+            and sum(_names_what(self._tokens, part) for part in parts) > 1
+        )
 
     def _one_part(self, items: Sequence[Any]) -> list[Target]:
         """_split() of a run with no AND in it."""
@@ -910,6 +980,8 @@ class Builder:
                 place_id = tok.value if kind in _SPAN_PLACES else None
                 places.append(Place(PLACE_KINDS[kind], place_id, tok.text))
             elif kind == "TYPE":
+                if tok.text in _POWER_WORDS and (type_token is not None or names):
+                    continue  # 落地扇的开关: the power switch of what was said before it
                 type_token = tok
             elif kind == "DE":
                 continue
@@ -941,6 +1013,24 @@ _EXCEPT_KINDS = frozenset({"EXCEPT_POST", "EXCEPT_END"})
 _NOT_PLAIN = _EXCEPT_KINDS | {"AND"}  # a run with none of these is read at once (target)
 _SPAN_PLACES = frozenset({"ROOM", "FLOOR", "GROUP"})
 _SPAN_NAMES = frozenset({"ROOM", "FLOOR", "GROUP", "NAME", "TYPE", "SCENE"})
+
+
+# What a device is switched by, said after it (落地扇的开关): the device itself.
+_POWER_WORDS = frozenset({"开关"})
+# 都 after a list distributes; 全/统统/所有 make a set of each part.
+_DISTRIBUTING = frozenset({"都", "都给"})
+
+
+def _is_leaf(item: Any, kind: str) -> bool:
+    return isinstance(item, Leaf) and item.kind == kind
+
+
+def _names_what(tokens: Sequence[Token], part: Sequence[Any]) -> bool:
+    """Whether a part of a list names a device or a type (not only places)."""
+    return any(
+        isinstance(w, Leaf) and tokens[w.index].kind in ("NAME", "TYPE", "SCENE", "IT")
+        for w in part
+    )
 
 
 def _mention(names: list[Token]) -> Mention | None:
@@ -1143,6 +1233,49 @@ def _bare(value: Value | None) -> bool:
         and value.unit is None
         and value.attribute is None
     )
+
+
+def _guarded(clause: Clause, condition: Condition) -> Clause:
+    """A clause under a condition; one with no target of its own acts on the device whose
+    state the condition reads (要是后门还没锁就锁上)."""
+    subject = condition.subject
+    target = clause.target
+    if (
+        condition.op == "=="
+        and subject is not None
+        and not subject.is_place_only
+        and (target is None or _implied_only(target))
+    ):
+        return _replace(clause, condition=condition, target=subject)
+    return _replace(clause, condition=condition)
+
+
+_IMPLIED_WORDS = frozenset(
+    word
+    for table in (IMPLIED_OBJECTS, IMPLIED_BY_STEM, IMPLIED_BY_ACTION)
+    for _type, word in table.values()
+)
+
+
+def _implied_only(target: Target) -> bool:
+    """A target that is only the type a verb implies (锁上: the lock), no more said."""
+    return (
+        target.type_word in _IMPLIED_WORDS
+        and not target.places
+        and target.name is None
+        and target.quantifier == "one"
+        and target.reference is None
+    )
+
+
+def _subject_complaint(subject: str, kind: str) -> str:
+    """The complaint a quality makes of the attribute said before it (声音太大: loud, 温度太低:
+    cold); a quality that is no complaint about that attribute is not understood."""
+    high, low = COMPLAINT_SUBJECTS.get(subject, (None, None))
+    meant = high if kind == "high" else low if kind == "low" else kind
+    if meant is None or meant not in (high, low):
+        raise Unsupported("a complaint about something it cannot be said of", "unexpected_word")
+    return meant
 
 
 def _clause(tail: Tail, target: Target | None) -> Clause:

@@ -20,10 +20,11 @@ from jiayu.compiler.numbers import NUMBER_START, TIME_START, TIME_WORDS, scan_nu
 from jiayu.compiler.pinyin import char_key, name_keys
 from jiayu.grammar.vocab import (
     CLASSIFIERS,
-    COMPOUNDS,
-    FILLERS,
+    COMPOUND_WORDS,
+    FILLER_WORDS,
     ROOM_SYNONYMS,
     TABLES,
+    UNHEARD,
     WAKE_WORDS,
 )
 from jiayu.home import Home
@@ -75,11 +76,11 @@ class Entry(NamedTuple):
 def _fixed_entries(*, soft: bool) -> dict[str, Entry]:
     entries: dict[str, Entry] = {}
     if not soft:
-        for word in (*FILLERS, *WAKE_WORDS):
+        for word in (*FILLER_WORDS, *WAKE_WORDS):
             entries[word] = Entry(FILLER, None, word, "exact")
         for word in CLASSIFIERS:
             entries[word] = Entry(CLF, None, word, "exact")
-        for word, parts in COMPOUNDS.items():
+        for word, parts in COMPOUND_WORDS.items():
             entries[word] = Entry(COMPOUND, parts, word, "exact")
     for kind, table in TABLES.items():
         if (kind in _SOFT_KINDS) == soft:
@@ -103,15 +104,15 @@ _FIXED = _fixed_entries(soft=False)
 _SOFT = _fixed_entries(soft=True)
 
 
-def _home_entries(home: Home) -> tuple[dict[str, Entry], frozenset[str]]:
-    """Every entry, by its surface; and every character of the names of the home's devices,
-    groups and scenes. One pass, each name made plain once."""
+def _home_entries(home: Home) -> tuple[dict[str, Entry], frozenset[str], list[str]]:
+    """Every entry, by its surface; every character of the names of the home's devices,
+    groups and scenes; and the surfaces whose entry is the home's own. One pass, each name
+    made plain once."""
     # Later entries win a shared surface. Device names come first, then places and scenes,
     # then the fixed vocabulary: a home cannot turn 确认 or 所有 into one of its names, and a
     # bare name 灯 stays the type word 灯 (the resolver still tries it as a name). Words of
     # other domains (天气, 你好) come first of all: a scene may well be called 晚安.
-    entries = dict(_SOFT)
-    entries.update(_room_variants(home))
+    entries: dict[str, Entry] = dict(_room_variants(home))
     names: list[str] = []  # their characters are taken all at once, at the end
     # Most rooms have the same few bare names (台灯, 空调): each is made plain only once.
     bare_entries: dict[str, Entry] = {}
@@ -147,8 +148,8 @@ def _home_entries(home: Home) -> tuple[dict[str, Entry], frozenset[str]]:
                 entries[key] = Entry(kind, item.id, key, match)  # type: ignore[arg-type]
                 if kind in ("GROUP", "SCENE"):
                     names.append(key)
-    entries.update(_FIXED)
-    return entries, frozenset("".join(names))
+    own = [word for word in entries if word not in _FIXED]
+    return {**_SOFT, **entries, **_FIXED}, frozenset("".join(names)), own
 
 
 def _room_variants(home: Home) -> Iterable[tuple[str, Entry]]:
@@ -166,6 +167,48 @@ def _room_variants(home: Home) -> Iterable[tuple[str, Entry]]:
             yield said, Entry("ROOM", rooms.pop(), said, "alias")
 
 
+def _fixed_words() -> dict[str, _Word]:
+    """The fixed vocabulary's words and their beginnings, as Lexicon._words holds them: made
+    once per process, copied by each home's lexicon."""
+    fixed = {**_SOFT, **_FIXED}
+    words: dict[str, _Word] = {}
+    for word in fixed:
+        for end in range(len(word) - 1, 0, -1):
+            prefix = word[:end]
+            if prefix in words:
+                break
+            words[prefix] = _PREFIX
+    for word, entry in fixed.items():
+        kept = word if entry.kind != COMPOUND else None
+        words[word] = (entry, entry.match, word in words, kept)
+    return words
+
+
+_FIXED_WORDS = _fixed_words()
+_FIXED_MAX_LEN = max(map(len, _FIXED_WORDS))
+_FIXED_PLACES = frozenset(
+    word for word, entry in {**_SOFT, **_FIXED}.items() if entry.kind in ("HOME", "THIS_ROOM")
+)
+_FIXED_NAMES = tuple(word for word, entry in _SOFT.items() if entry.kind == "NAME")
+
+
+_fixed_keys: list[dict[str, tuple[str, ...]]] = []
+
+
+def _fixed_sounds() -> dict[str, tuple[str, ...]]:
+    """How each fixed word heard by sound may be heard (name_keys): worked out once per
+    process, at the first lexicon's first slip, and shared by every home's."""
+    if not _fixed_keys:
+        _fixed_keys.append(
+            {
+                word: name_keys(word)
+                for word, entry in _FIXED.items()
+                if entry.kind in _BY_SOUND_KINDS and not word.isascii() and word not in UNHEARD
+            }
+        )
+    return _fixed_keys[0]
+
+
 TOKENS_KEPT = 1024
 """Tokens of words said exactly kept per lexicon, by offset and word (~0.5 KB each).
 
@@ -180,7 +223,7 @@ class Lexicon:
     """Fixed vocabulary plus one home's names; immutable once built, shared by threads."""
 
     def __init__(self, home: Home) -> None:
-        entries, name_chars = _home_entries(home)
+        entries, name_chars, own = _home_entries(home)
         self.entries: dict[str, Entry] = entries
         self.name_chars: frozenset[str] = name_chars
         """Every character of the home's names: an unknown word sharing none of them is no
@@ -188,30 +231,37 @@ class Lexicon:
         # Every beginning of a word: (the word's entry and how it matches, or None twice when
         # it only begins longer words; whether it begins a longer one). One lookup per span
         # tells the segmenter what it found and whether to go on, without touching the entry:
-        # a span past a word no longer one begins is not looked up at all.
-        words: dict[str, _Word] = {}
-        for word in self.entries:
+        # a span past a word no longer one begins is not looked up at all. The fixed
+        # vocabulary's are made once (_FIXED_WORDS); only the home's own words are added here.
+        words = dict(_FIXED_WORDS)
+        for word in own:
             # Longest first, stopping at one already there: then so are all shorter ones.
             # Names in a big home share long prefixes (305房间台灯, 305房间空调).
             for end in range(len(word) - 1, 0, -1):
                 prefix = word[:end]
-                if prefix in words:
-                    break
-                words[prefix] = _PREFIX
-        for word, entry in self.entries.items():
-            kept = word if entry.kind != COMPOUND else None
-            words[word] = (entry, entry.match, word in words, kept)
+                got = words.get(prefix)
+                if got is None:
+                    words[prefix] = _PREFIX
+                    continue
+                if not got[2]:  # a word of its own that now begins a longer one
+                    words[prefix] = (got[0], got[1], True, got[3])
+                break
+        for word in own:
+            entry = entries[word]
+            got = words.get(word)
+            begins = got is not None and (got[0] is None or got[2])
+            words[word] = (entry, entry.match, begins, word if entry.kind != COMPOUND else None)
         self._words = words
-        self._max_len = max(map(len, self.entries))
+        self._max_len = max([_FIXED_MAX_LEN, *map(len, own)])
         # The two characters either side of each place a name could be split by 的 (插排|插座2
         # gives 排插): a 的 between two others splits no name (Lexicon._names_across_de). Not
         # after a place's whole name: 客厅的灯 is read by the resolver, as a place and a noun.
-        places = {word for word, entry in entries.items() if entry.kind in _PLACES}
+        places = {word for word in own if entries[word].kind in _PLACES} | _FIXED_PLACES
+        named = [w for w in (*own, *_FIXED_NAMES) if entries[w].kind == "NAME"]
         self._splits = frozenset(
             {
                 key[j - 1 : j + 1]
-                for key, entry in entries.items()
-                if entry.kind == "NAME"
+                for key in named
                 for j in range(1, len(key))
                 if key[:j] not in places
             }
@@ -229,10 +279,12 @@ class Lexicon:
         one of these nor a key of the index starts no key at all."""
         if self._pinyin is None:
             index: dict[str, list[Entry]] = {}
+            fixed = _fixed_sounds()
             for word, entry in self.entries.items():
-                if entry.kind not in _BY_SOUND_KINDS or word.isascii():
+                if entry.kind not in _BY_SOUND_KINDS or word.isascii() or word in UNHEARD:
                     continue
-                for key in name_keys(word):
+                keys = fixed.get(word) if entry is _FIXED.get(word) else None
+                for key in name_keys(word) if keys is None else keys:
                     index.setdefault(key, []).append(entry)
             starts: set[str] = set()
             for key in index:
@@ -586,11 +638,85 @@ def _word_roles(tokens: list[Token], text: str) -> list[Token]:
     count, a separator or a role of the same word (NEG → CANCEL), so the kinds lexed are all
     a later pass can meet (tests/test_lexer_passes.py checks that the skips change nothing).
     """
+    if text.endswith(_ASKING_ENDS) and ("是" in text or "系" in text):
+        tokens = _asked_state(tokens)
     kinds = set(map(_KIND, tokens))  # no bytecode a token
+    if "STATE" in kinds or "ASKED" in kinds:  # most utterances have neither
+        tokens = _state_asked(tokens)
+        kinds = set(map(_KIND, tokens))
+    if FILLER in kinds and not kinds.isdisjoint(_VALUE_BEFORE):
+        tokens = _softened_numbers(tokens)
     repeated = len(kinds) < len(tokens)  # counted before _counts merges 三+个
     if repeated or not kinds.isdisjoint(_PASS_KINDS):
         return _passes(tokens, text, kinds, repeated)
     return tokens  # most utterances: not even a copy of the list is made
+
+
+# The particles that end a question (吗, Cantonese 呀): see _asked_state.
+_ASKING_ENDS = ("吗", "呀", "嘛")
+
+
+def _asked_state(tokens: list[Token]) -> list[Token]:
+    """灯都是打开吗 / 电视系闩吗: 是 (系) + 打开/关闭 + a question particle at the end asks
+    whether the state holds; the particle is the asking word (ASKED), not a filler, so the
+    verb is never sent as a command."""
+    words = [i for i, t in enumerate(tokens) if t.kind != FILLER]
+    if not words or words[-1] == 0 or tokens[words[-1]].kind not in ("ON", "OFF"):
+        return tokens
+    last = words[-1]
+    if tokens[last - 1].kind != FILLER or tokens[last - 1].text not in ("是", "系"):
+        return tokens
+    for i in range(last + 1, len(tokens)):
+        if tokens[i].text in _ASKING_ENDS:
+            return [*tokens[:i], _as(tokens[i], "ASKED", "asked"), *tokens[i + 1 :]]
+    return tokens
+
+
+def _state_asked(tokens: list[Token]) -> list[Token]:
+    """窗户是关闭中的吗 / 车库门打开着: a state said last, of what was said before it, and no
+    set question (哪些) or condition (如果) around it, asks whether it holds (QSTATE)."""
+    last = len(tokens) - 1
+    while last >= 0 and tokens[last].kind == FILLER:
+        last -= 1
+    out = tokens
+    if last > 0 and tokens[last].kind == "ASKED" and tokens[last].text[0] == "的":
+        # 关闭中的吗 is segmented 关闭中 + 的吗: the 的 belongs to the state.
+        out = [*tokens[:last], _as(tokens[last], FILLER, None), *tokens[last + 1 :]]
+        last -= 1
+        while last >= 0 and tokens[last].kind == FILLER:
+            last -= 1
+    if last <= 0 or tokens[last].kind != "STATE":
+        return tokens  # most utterances: one look at the last word
+    if any(t.kind in ("QSET", "IF", "THEN") for t in tokens):
+        return out
+    return [*out[:last], _as(out[last], "QSTATE", out[last].value), *out[last + 1 :]]
+
+
+# Where a value is said next: a softener there (一下, 一哈) begins with the number 一.
+_VALUE_BEFORE = frozenset({"PCT_PRE", "SET", "SETV", "TO"})
+
+
+def _softened_numbers(tokens: list[Token]) -> list[Token]:
+    """调到百分之一哈: the segmenter reads 一哈 as one softener (fewer words), but where a
+    value is said next its 一 is the value, and only the rest softens."""
+    out: list[Token] = []
+    last: Token | None = None  # the last word kept (not a filler)
+    for token in tokens:
+        if (
+            token.kind == FILLER
+            and len(token.said) > 1
+            and token.said[0] == "一"
+            and last is not None
+            and last.kind in _VALUE_BEFORE
+        ):
+            rest = token.said[1:]
+            last = Token("NUM", "一", "一", token.start, "exact", 1.0)
+            out += (last, Token(FILLER, rest, rest, token.start + 1, "exact", None))
+            continue
+        out.append(token)
+        if token.kind != FILLER:
+            last = token
+    return out
 
 
 def _passes(tokens: list[Token], text: str, kinds: set[str], repeated: bool) -> list[Token]:
@@ -822,7 +948,13 @@ def _spoken(tokens: list[Token], kinds: set[str]) -> list[Token]:
 
 
 # The kinds _clause_roles may change: without one of them it changes nothing.
-_SPOKEN_KINDS = frozenset({"ANY", "IT", "YIDIAN", "DOU", "CANCEL"})
+_SPOKEN_KINDS = frozenset({"ANY", "IT", "YIDIAN", "DOU", "CANCEL", "CONFIRM"})
+# "That one" said between a place and a device word (书房那台风扇), a request's 可以, and
+# the words that undo a mute said around the device (取消/解除客厅电视静音).
+_DEMONSTRATIVES = frozenset({"那台", "这台", "那盏", "这盏", "那个", "这个", "𠮶个", "呢个"})
+_ASKING = frozenset({"可以"})
+_DEVICE_WORDS = frozenset({"TYPE", "NAME"})
+_UNDOING = frozenset({"取消", "解除"})
 # The kinds without which _spoken changes nothing (_roles makes NEG a CANCEL).
 _SPOKEN_READS = _SPOKEN_KINDS | {"CONFIRM", "NEG"}
 # A kind one of _word_roles' passes reads: without one (and no kind twice) none runs. A
@@ -852,8 +984,20 @@ def _clause_roles(out: list[Token], clause: list[int]) -> None:
         ):
             out[i] = _as(token, FILLER, None)
         elif (
+            token.kind == "IT"
+            and token.text in _DEMONSTRATIVES
+            and before is not None
+            and (
+                (before.kind in _PLACES and rest and out[clause[n + 1]].kind in _DEVICE_WORDS)
+                or before.kind in _DEVICE_WORDS
+            )
+        ) or (token.kind == "CONFIRM" and token.text in _ASKING and n == 0 and rest):
+            # 书房那台风扇, 冰箱那个: "that" beside a device word points at nothing more;
+            # 可以把灯打开吗: 可以 before a command asks for it, it confirms nothing.
+            out[i] = _as(token, FILLER, None)
+        elif (
             token.kind == "CANCEL"
-            and token.text == "取消"
+            and token.text in _UNDOING
             and rest
             and out[clause[-1]].kind == "MEDIA"
             and out[clause[-1]].value == "mute"

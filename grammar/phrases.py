@@ -277,6 +277,7 @@ TEMPLATES: Final[Mapping[str, str]] = {
     "answer.value": "{name}{attribute:attribute}{value}",
     "reading.temperature": "{where}现在{value}",
     "reading.other": "{where}{attribute:attribute}现在{value}",
+    "reading.state": "{where}{state}",  # 后门没锁: a condition on a device's state
     "when.half_hour": "半小时后",
     "when.minutes": "{minutes}分钟后",
     "when.today": "今天{at:%H:%M}",
@@ -337,6 +338,7 @@ TEMPLATES: Final[Mapping[str, str]] = {
     "refuse.where_to_read": "不知道要读哪里的{attribute:attribute}",
     "refuse.unread_condition": "读不到{where}的{attribute:attribute}，所以什么都没做",
     "refuse.condition_unmet": "{reading}，没有{op:comparison}{threshold}，所以没有执行",
+    "refuse.state_unmet": "{reading}，所以没有执行",
     "refuse.no_state": "读不到这个状态",
     "refuse.bad_time": "这个时间定不了：{error}",
     "refuse.cannot_schedule": "{name}没法定时：{error}",

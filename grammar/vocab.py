@@ -48,6 +48,15 @@ FILLERS = (
     "好不好",
     "行不行",
     "现在",
+    "而家",  # Cantonese 现在
+    "依家",
+    "这会儿",
+    "那边",  # 饭厅那边 is the dining room
+    "正在",
+    "已经",
+    "已",
+    "处于",
+    "宜家",
     "马上",
     "立刻",
     "赶紧",
@@ -87,6 +96,7 @@ FILLERS = (
     "当前",
     "喂",
     "是",
+    "系",  # Cantonese 是 (係)
     "喽",
     "咧",
     "唔该",
@@ -170,188 +180,73 @@ _PACE_VERBS = ("调", "开", "转")
 # Words for a fan's or an air conditioner's swing, said as the feature (TABLES "FEATURE").
 _SWINGS = ("摇头", "摆头", "摇摆", "摆风", "扫风", "左右扫风", "上下扫风", "左右摆风")
 TABLES: dict[str, dict[str, Any]] = {
-    # 打开 cluster; the per-device command is chosen by the resolver.
+    # The 打开 and 关闭 clusters; the per-device command is chosen by the resolver. These are
+    # the words no morphology composes: the verb stems and the lexicalised forms, each listed
+    # once. Their forms with complements and aspects (开起来, 关掉了, 整开, 开一哈, 闩埋) are
+    # composed by grammar/morphology.py from ON_STEMS, OFF_STEMS and the tables below them.
     "ON": dict.fromkeys(
         (
-            "打开",
-            "开",
-            "开启",
-            "启动",
-            "拉开",
-            "开开",
-            "打开来",
-            "开起来",
-            "开着",
             "执行",
-            "运行",
             "进入",
-            "启用",
-            "点亮",
             "亮起",
-            "开一开",
-            "解锁",
-            "开锁",
-            "开上",
-            "打着",
-            "点上",
             "升起来",
             "拉起来",
             "升起",
             "走起",
-            "开咗",
-            "全开",
-            "搞开",
-            "弄开",
             "打开来",
+            "解锁",
+            "开锁",
+            "点上",
+            "着",  # Cantonese 着 (着灯: turn the light on)
         ),
         "on",
     ),
     "OFF": dict.fromkeys(
         (
-            "关",
-            "关掉",
-            "停掉",
-            "关闭",
-            "关上",
-            "关了",
             "拉上",
             "合上",
-            "熄灭",
-            "关一关",
-            "停用",
-            "断开",
-            "断电",
-            "锁上",
-            "锁好",
-            "锁一下",
-            "上锁",
-            "锁起来",
             "反锁",
-            "熄掉",
-            "灭掉",
-            "灭了",
-            "关喽",
+            "上锁",
             "放下来",
             "拉下来",
             "降下来",
             "放下",
-            "闩",
-            "闩咗",
-            "锁咗",
-            "锁埋",
-            "闩埋",
-            "熄",
-            "熄咗",
-            "关咗",
-            "全关",
+            "关闭掉",
+            "熄灭掉",
+            "停用",
+            "禁用",  # Taiwan's 停用, as tw2sp's phrases write it
+            "关火",
+            "关气",
+            "关煤气",
+            "关燃气",
+            "断开",
+            "断电",
+            "关喽",
         ),
         "off",
     ),
-    # Verbs that take a value: 调到26度.
-    "SET": dict.fromkeys(
-        (
-            "调到",
-            "调成",
-            "调为",
-            "调至",
-            "设为",
-            "设成",
-            "设到",
-            "设置为",
-            "设置成",
-            "设置到",
-            "设定为",
-            "设定成",
-            "设定到",
-            "调整到",
-            "调整为",
-            "调整成",
-            "改成",
-            "改为",
-            "改到",
-            "开到",
-            "切换到",
-            "切换成",
-            "切到",
-            "换成",
-            "换到",
-            "变成",
-            "放到",
-            "定到",
-            "定在",
-            "设在",
-            "设定在",
-            "打开到",
-            "开至",
-            "拉开到",
-            "设置在",
-            "调整在",
-            "保持在",
-            "维持在",
-            "调在",
-            "拉到",
-            "关到",
-            "打到",
-            "搞到",
-            "搞成",
-            "弄到",
-            "弄成",
-            "整到",
-            "调去",
-            "调返",
-            "拧到",
-            "切成",
-            "来个",
-            "来点",
-            "弄个",
-            "开成",
-            "校到",
-            "校去",
-            "校成",
-        ),
-        "set",
-    ),
+    # Verbs that take a value after their 到/成/为 (调到26度): composed from SET_STEMS and
+    # SET_TO; these few take it with no such word.
+    "SET": dict.fromkeys(("来个", "来点", "弄个", "调去", "调返", "校去", "校返"), "set"),
     # A verb that names its target before the value: 设置空调温度为26度.
-    "SETV": dict.fromkeys(("设置", "设定", "调", "调整", "校"), "set"),
+    "SETV": dict.fromkeys(
+        ("设置", "设定", "调", "调整", "校", "调节", "变更", "设", "调教"), "set"
+    ),
     "TO": dict.fromkeys(("到", "为", "成", "至", "在"), "to"),
-    # Relative changes: (attribute or None, direction, warmth).
+    # Relative changes: (attribute or None, direction, warmth). A change verb before an
+    # adjective (调亮, 变小, 开大) is composed from CHANGE_VERBS and ADJ; these are the verbs
+    # that say their direction themselves.
     "REL": {
-        "调亮": ("brightness", 1, 0),
-        "调暗": ("brightness", -1, 0),
-        "调高": (None, 1, 0),
-        "调低": (None, -1, 0),
-        "调大": (None, 1, 0),
-        "调小": (None, -1, 0),
-        "开大": (None, 1, 0),
-        "开小": (None, -1, 0),
-        "关小": (None, -1, 0),
-        "升高": (None, 1, 0),
-        "降低": (None, -1, 0),
-        "提高": (None, 1, 0),
-        "加大": (None, 1, 0),
-        "减小": (None, -1, 0),
-        "调暖": (None, 0, 1),
-        "调冷": (None, 0, -1),
-        "调凉": (None, 0, -1),
-        "调热": (None, 0, 1),
-        "升": (None, 1, 0),
-        "降": (None, -1, 0),
-        "加": (None, 1, 0),
-        "减": (None, -1, 0),
-        "调亮些": ("brightness", 1, 0),
-        "调弱": (None, -1, 0),
-        "调暖和": (None, 0, 1),
-        "调凉快": (None, 0, -1),
-        "开低": (None, -1, 0),
-        "开高": (None, 1, 0),
-        "开暗": ("brightness", -1, 0),
-        "开亮": ("brightness", 1, 0),
-        "调强": (None, 1, 0),
-        "增大": (None, 1, 0),
-        "降下": (None, -1, 0),
+        **dict.fromkeys(
+            ("升高", "提高", "加大", "增大", "升", "加", "增加", "加高", "调升", "提升"),
+            (None, 1, 0),
+        ),
+        **dict.fromkeys(
+            ("降低", "减小", "降", "减", "降下", "减少", "减低", "调降"),
+            (None, -1, 0),
+        ),
         # 调快/开慢/转快 (把风扇调快); with 一点 they are PACE words (风扇调快啲).
         **{v + p: ("fan_speed", d, 0) for p, d in _PACES.items() for v in _PACE_VERBS},
-        "调冻": ("target_temperature", -1, 0),  # Cantonese 冻 (cold): a set point, never a light
     },
     # Adjectives that make a relative change with 一点 (亮一点) or name a level (风速高).
     "ADJ": {
@@ -390,6 +285,8 @@ TABLES: dict[str, dict[str, Any]] = {
     "EXTREME": {
         "最亮": ("brightness", 1),
         "最暗": ("brightness", -1),
+        "最光": ("brightness", 1),  # Cantonese 光 (bright)
+        "最黑": ("brightness", -1),
         "最大": (None, 1),
         "最小": (None, -1),
         "最高": (None, 1),
@@ -460,7 +357,7 @@ TABLES: dict[str, dict[str, Any]] = {
     # °c, ℃ and ° reach the lexer as 度 (the normaliser rewrites them).
     "DEG": dict.fromkeys(("度", "摄氏度"), "°C"),
     "DEG_HALF": dict.fromkeys(("度半",), 0.5),
-    "PCT": dict.fromkeys(("%", "个百分点"), "%"),
+    "PCT": dict.fromkeys(("%", "个百分点", "趴"), "%"),  # 趴: Taiwan's "percent"
     "PCT_PRE": dict.fromkeys(("百分之",), "%"),
     "KELVIN": dict.fromkeys(("k", "开尔文"), "K"),
     "HALF": dict.fromkeys(("一半", "半开", "一半儿"), 50),
@@ -566,12 +463,16 @@ TABLES: dict[str, dict[str, Any]] = {
         "灯": "Light",
         "电灯": "Light",
         "灯泡": "Light",
+        # Regional words: Cantonese 电灯胆 (a light bulb), northern 暖气 (the heating).
+        "电灯胆": "Light",
+        "灯胆": "Light",
         "灯光": "Light",
         "照明": "Light",
         "插座": "SmartPlug",
         "插头": "SmartPlug",
         "排插": "SmartPlug",
         "开关": "Switch",
+        "通断器": "Switch",
         "空调": "AirConditioner",
         "冷气机": "AirConditioner",
         "冷气": "AirConditioner",
@@ -593,13 +494,13 @@ TABLES: dict[str, dict[str, Any]] = {
         "大门锁": "Lock",
         "入户门": "Lock",
         "防盗门": "Lock",
-        "窗户": "Blind",
         "窗": "Blind",
         "音乐": "NetworkAudio",
         "歌": "NetworkAudio",
+        "歌曲": "NetworkAudio",
         "播放器": "NetworkAudio",
         "媒体播放器": "NetworkAudio",
-        "节目": "Television",
+        "节目": "NetworkAudio",  # what is played: a player
         "电视": "Television",
         "电视机": "Television",
         "音箱": "NetworkAudio",
@@ -611,6 +512,8 @@ TABLES: dict[str, dict[str, Any]] = {
         "阀门": "Valve",
         "取暖器": "Heater",
         "暖风机": "Heater",
+        "暖气": "Heater",
+        "暖炉": "Heater",
         "加湿器": "Humidifier",
         "净化器": "Purifier",
         "空气净化器": "Purifier",
@@ -631,6 +534,7 @@ TABLES: dict[str, dict[str, Any]] = {
         "烘干机": "Dryer",
         "干衣机": "Dryer",
         "车库门": "GarageDoor",
+        "车房门": "GarageDoor",  # Cantonese 车房 (garage)
         "卷帘门": "GarageDoor",
         "车库卷帘门": "GarageDoor",
         "设备": None,
@@ -643,6 +547,17 @@ TABLES: dict[str, dict[str, Any]] = {
     "NAME": {
         word: word
         for word in (
+            # A window, an awning, a roller blind are not every cover (窗帘 is one too): the
+            # devices named so.
+            "窗户",
+            "百叶帘",
+            "卷帘",
+            "雨蓬",
+            "雨棚",
+            "遮雨棚",
+            "遮阳棚",
+            "遮阳篷",
+            "遮光帘",
             "吸顶灯",
             "台灯",
             "落地灯",
@@ -767,7 +682,23 @@ TABLES: dict[str, dict[str, Any]] = {
         ("全屋", "全家", "家里", "整个家", "所有房间", "每个房间", "家中", "屋里"), "home"
     ),
     "THIS_ROOM": dict.fromkeys(
-        ("这个房间", "这里", "这儿", "这间", "这屋", "本房间", "这个屋"), "this_room"
+        (
+            "这个房间",
+            "这里",
+            "这儿",
+            "这间",
+            "这屋",
+            "本房间",
+            "这个屋",
+            "这边",
+            "呢度",  # Cantonese 这里
+            "呢边",
+            # The room said as the subject of a complaint (屋子有点冷): the speaker's.
+            "屋子",
+            "屋内",
+            "室内",
+        ),
+        "this_room",
     ),
     "OTHER": dict.fromkeys(
         (
@@ -1001,6 +932,16 @@ TABLES: dict[str, dict[str, Any]] = {
         "哪几台": "which",
         "有哪些": "which",
         "边啲": "which",
+        # 哪扇门 / 哪一盏灯 / 哪道窗: which, with the classifier of what is asked about.
+        **{
+            "哪" + one + classifier: "which"
+            for classifier in ("个", "盏", "台", "只", "扇", "部", "组", "道", "把")
+            for one in ("", "一")
+        },
+        "哪一些": "which",
+        "哪几道": "which",
+        "边个": "which",
+        "边道": "which",
         "几盏": "count",
         "几个": "count",
         "几台": "count",
@@ -1014,27 +955,26 @@ TABLES: dict[str, dict[str, Any]] = {
         "有没有": "any",
         "还有没有": "any",
         "有冇": "any",
+        "有": "any",
+        "有无": "any",
+        "有任何": "any",
+        "有没有任何": "any",
         "是否有": "any",
     },
     # A state said as a fact, for set questions (哪些灯开着): (attribute, value).
     "STATE": {
-        "开着的": ("on", True),
         "是开着的": ("on", True),
         "还开着": ("on", True),
-        "亮着": ("on", True),
-        "亮着的": ("on", True),
         "没关": ("on", True),
         "没关的": ("on", True),
-        "关着": ("on", False),
-        "关着的": ("on", False),
         "没开": ("on", False),
-        "锁着": ("locked", True),
-        "锁着的": ("locked", True),
         "锁上了": ("locked", True),
-        "没锁": ("locked", False),
-        "没锁的": ("locked", False),
         "在放": ("playing", True),
         "在播放": ("playing", True),
+        "在放歌": ("playing", True),
+        "在放音乐": ("playing", True),
+        "在播": ("playing", True),
+        "在唱歌": ("playing", True),
     },
     "QVERB": dict.fromkeys(
         ("查询", "查一下", "查查", "看看", "看一下", "告诉我", "问一下", "报告", "查"), "query"
@@ -1045,7 +985,10 @@ TABLES: dict[str, dict[str, Any]] = {
         "他": "it",
         "她": "it",
         "那个": "it",
-        "嗰个": "it",  # Cantonese 那个
+        # Cantonese 那个 (嗰個), as OpenCC's hk2s writes it.
+        "𠮶个": "it",
+        "𠮶部": "it",
+        "𠮶盏": "it",
         "呢个": "it",  # Cantonese 这个
         "这个": "it",
         "刚才那个": "it",
@@ -1092,6 +1035,9 @@ TABLES: dict[str, dict[str, Any]] = {
         "下一首": "next_track",
         "下一曲": "next_track",
         "切歌": "next_track",
+        "跳过": "next_track",
+        "跳过这首": "next_track",
+        "跳过这集": "next_track",
         "换一首": "next_track",
         "下首": "next_track",
         "上一首": "previous_track",
@@ -1202,6 +1148,10 @@ TABLES: dict[str, dict[str, Any]] = {
                 "去扫地",
                 "清扫",
                 "开始清扫",
+                "清洁",
+                "开始清洁",
+                "吸尘",
+                "开始吸尘",
                 "拖地",
                 "开始拖地",
                 "拖一下地",
@@ -1228,6 +1178,12 @@ TABLES: dict[str, dict[str, Any]] = {
                 "回家充电",
                 "返回基座",
                 "回去充电吧",
+                "返回基站",
+                "回基站",
+                "返回基地",
+                "返去基地",
+                "返回底座",
+                "返去底座",
                 "充电去",
             ),
             "return_to_base",
@@ -1301,6 +1257,8 @@ TABLES: dict[str, dict[str, Any]] = {
             "还是算了",
             "别弄了",
             "取消吧",
+            "解除",
+            "没关系",
         ),
         "cancel",
     ),
@@ -1365,6 +1323,8 @@ TABLES: dict[str, dict[str, Any]] = {
             "天气预报",
             "几点了",
             "现在几点",
+            "而家几点",  # Cantonese 现在几点
+            "宜家几点",
             "几点钟",
             "星期几",
             "礼拜几",
@@ -1401,83 +1361,188 @@ TABLES: dict[str, dict[str, Any]] = {
     },
 }
 
-# Complaints about the room (seed 003: 环境抱怨 → 假设明显执行器): each names what the
-# obvious actuator should do. 了/啊 after them are fillers.
-_COMPLAINTS: dict[str, tuple[str, ...]] = {
-    "hot": (
-        "太热",
-        "好热",
-        "有点热",
-        "很热",
-        "真热",
-        "热死了",
-        "热死",
-        "闷",
-        "好闷",
-        "太闷",
-        "有点闷",
-        "闷热",
-        "好闷热",
-        "太闷热",
-        "闷得慌",
-    ),
-    "cold": (
-        "太冷",
-        "好冷",
-        "有点冷",
-        "很冷",
-        "真冷",
-        "冷死了",
-        "冻死了",
-        "好冻",
-        "太冻",
-        "有点冻",
-    ),
-    "dark": (
-        "太暗",
-        "好暗",
-        "有点暗",
-        "很暗",
-        "看不清",
-        "看不清楚",
-        "看不见",
-        "太黑",
-        "好黑",
-        "有点黑",
-    ),
-    "bright": ("太亮", "好亮", "有点亮", "很亮", "刺眼", "太刺眼", "好刺眼", "有点刺眼", "晃眼"),
-    "loud": ("太吵", "好吵", "有点吵", "很吵", "吵死了", "太嘈", "好嘈", "太大声", "好大声"),
-    "dry": ("太干", "好干", "有点干", "很干", "太干燥", "好干燥", "有点干燥"),
-    "damp": (
-        "太潮",
-        "好潮",
-        "有点潮",
-        "很潮",
-        "太潮湿",
-        "好潮湿",
-        "太湿",
-        "好湿",
-        "有点湿",
-        "回南天",
-    ),
+# --- Morphemes ------------------------------------------------------------------------
+# grammar/morphology.py composes the forms people say from these, once per process: a
+# verb stem, a complement and an aspect (关 + 掉 + 了), a degree and a quality (有点 + 闷),
+# a change verb and an adjective (变 + 小). A table above never lists a composed form
+# (tests/test_morphology.py).
+
+# Said after a verb, they change nothing it does: aspect (了, 着, Cantonese 咗), softeners
+# (一下, Sichuanese 一哈), Cantonese 埋 (too, 闩埋) and 返 (back, 开返).
+ASPECTS = ("了", "着", "咗", "一下", "一哈", "下", "哈", "一下子", "埋", "返")
+
+# Verbs that switch a device on by themselves, and those that switch it off.
+ON_STEMS = ("开", "打开", "开启", "启动", "启用", "点亮", "运行")
+OFF_STEMS = ("关", "关闭", "熄", "熄灭", "灭", "闩", "停掉")
+# Direction and result complements that keep a switching verb's sense (开起来, 关掉).
+ON_COMPLEMENTS = ("起", "起来", "来", "上", "开", "着")
+OFF_COMPLEMENTS = ("掉", "上", "好", "埋", "住", "起来")
+# 锁 switches a lock off only with a complement or an aspect: alone it is the type word.
+LOCK_STEM = "锁"
+# Verbs of doing (整, 搞, 弄 and the hand's verbs) take a result that says which way: 整开,
+# 搞亮, 弄灭, 拧开, 拉开.
+DOING_VERBS = ("整", "搞", "弄", "拧", "扭", "拉", "打")
+ON_RESULTS = ("开", "亮", "着")
+OFF_RESULTS = ("灭", "熄", "掉")
+
+# A verb and the word that brings its value (调到, 设成, 改为).
+SET_STEMS = (
+    "调",
+    "设",
+    "设置",
+    "设定",
+    "调整",
+    "调节",
+    "变更",
+    "调教",  # Cantonese 调 (adjust)
+    "改",
+    "换",
+    "切",
+    "切换",
+    "变",
+    "定",
+    "放",
+    "开",
+    "打开",
+    "拉开",
+    "拉",
+    "关",
+    "打",
+    "搞",
+    "弄",
+    "整",
+    "拧",
+    "校",
+    "保持",
+    "维持",
+    "转",
+)
+SET_TO = ("到", "成", "为", "至", "在")
+
+# Verbs that change an attribute the way the adjective after them says (调亮, 变小, 拧大);
+# 开 and 关 only by size or strength (开大, 关小: 开冷 is no change of anything).
+CHANGE_VERBS = ("调", "变", "弄", "整", "搞", "拧", "扭", "转")
+SIZE_ADJECTIVES = {
+    "开": ("大", "小", "高", "低", "亮", "暗", "大声", "小声", "强", "弱"),
+    "关": ("小", "低"),
 }
+
+# Complaints about the room (seed 003: 环境抱怨 → 假设明显执行器) are degree + quality:
+# 太热, 有点闷, 贼冷, 冻死了, 闷得很. Degree words said before a quality:
+DEGREES = ("太", "好", "有点", "很", "真", "特别", "超", "贼", "巨", "忒", "老", "蛮", "挺", "非常")
+# Endings that say the degree after the quality.
+DEGREE_ENDINGS = ("死了", "死", "得很", "得慌", "得要命", "得不行")
+# The qualities, by the complaint they make (COMPLAINT_REMEDIES); those in QUALITIES_ALONE
+# are a complaint with no degree too (闷, 刺眼). "high" and "low" are a quality of the
+# subject said before them (声音太大, 温度太低: COMPLAINT_SUBJECTS).
+QUALITIES: dict[str, tuple[str, ...]] = {
+    "hot": ("热", "闷", "闷热", "燥热"),
+    "cold": ("冷", "冻"),
+    "dark": ("暗", "黑"),
+    "bright": ("亮", "刺眼", "晃眼"),
+    "loud": ("吵", "嘈", "大声", "响"),
+    "dry": ("干", "干燥", "燥"),
+    "damp": ("潮", "潮湿", "湿"),
+    "high": ("大", "高"),
+    "low": ("小", "低"),
+}
+QUALITIES_ALONE = ("闷", "闷热", "刺眼", "晃眼")
+# Complaints said as words of their own.
+COMPLAINT_WORDS = {
+    **dict.fromkeys(("看不清", "看不清楚", "看不见"), "dark"),
+    "回南天": "damp",
+}
+# An attribute said as the subject of a complaint (声音太大): the complaint its "high" and
+# "low" make, and the complaints it may be the subject of.
+COMPLAINT_SUBJECTS: dict[str, tuple[str | None, str | None]] = {
+    "volume": ("loud", None),
+    "temperature": ("hot", "cold"),
+    "target_temperature": ("hot", "cold"),
+    "brightness": ("bright", "dark"),
+    "illuminance": ("bright", "dark"),
+    "humidity": ("damp", "dry"),
+}
+
+# Whether an appliance has finished what it does (扫完没有, 洗好了吗, 烘完咗未): an activity
+# verb, a result and the asking word; the answer is the appliance's status.
+PROGRESS_VERBS = ("扫", "拖", "洗", "烘", "烘干", "打扫", "清扫")
+PROGRESS_RESULTS = ("完", "好")
+PROGRESS_ASKED = ("了吗", "了没", "了没有", "没有", "没", "咗未", "咗没有", "未", "了冇", "咗冇")
+
+# A state said of a device (有窗帘是打开中的吗, 哪些门是锁了的, 窗户是关闭紧吗): a state verb,
+# an aspect (中, 着, Cantonese 紧; 了 and 咗 only before 的, as 开了 alone is a command) and 的.
+# 紧 follows two-syllable verbs only: 关紧, 锁紧 are commands (shut it tight).
+STATE_VERBS: dict[tuple[str, bool], tuple[str, ...]] = {
+    ("on", True): ("打开", "开启", "开", "亮"),
+    ("on", False): ("关闭", "关", "关上", "闩"),
+    ("locked", True): ("上锁", "锁上", "锁"),
+}
+STATE_ASPECTS = ("中", "着", "紧", "中着")
+STATE_PERFECT = ("了", "咗")
+# Not being locked, said with no aspect (没上锁, 没有锁的).
+STATE_UNLOCKED = ("没上锁", "没有上锁", "没锁", "没有锁", "未上锁", "解锁")
+
+# Wrappers around a command that never change its meaning, added to the fillers: requests
+# (能, 可否), tags after it (行不, 好不), vocatives (我说), sentence-final particles.
+WRAPPERS = (
+    "能",
+    "能否",
+    "可否",
+    "可唔可以",
+    "得唔得",
+    "行不",
+    "好不",
+    "中不中",
+    "成不",
+    "我说",
+    "我讲",
+    "撒",
+    "噻",
+    "喔",
+    "哇",
+    "呐",
+    "噢",
+    "昂",
+    "一哈",
+    # Softeners of a change (稍微调小一点): the 一点 says it already.
+    "稍微",
+    "稍稍",
+    "略微",
+)
+
+# Verbs whose object is implied name its device type when no target is said (开锁 → the
+# lock, 扫地 → the vacuum): the type and the type word said for it.
+IMPLIED_OBJECTS: dict[str, tuple[str, str]] = {
+    **dict.fromkeys(("开锁", "解锁", "上锁", "反锁"), ("Lock", "锁")),
+    **dict.fromkeys(("关火", "关气", "关煤气", "关燃气"), ("Valve", "阀")),
+}
+# The same for a verb of the lock stem (锁上, 锁好, 锁一下) and for what a vacuum does.
+IMPLIED_BY_STEM: dict[str, tuple[str, str]] = {LOCK_STEM: ("Lock", "锁")}
+IMPLIED_BY_ACTION: dict[str, tuple[str, str]] = dict.fromkeys(
+    ("clean", "pause_cleaning", "return_to_base"), ("Vacuum", "扫地机器人")
+)
 
 # What each complaint asks of a device: the types that are its obvious actuator, and the
 # step to take on one that is already on (attribute, direction); None: being on is all.
 COMPLAINT_REMEDIES: dict[str, tuple[tuple[str, ...], tuple[str, int] | None]] = {
     "hot": (("AirConditioner",), ("target_temperature", -1)),
-    "cold": (("Heater",), ("target_temperature", 1)),
+    "cold": (("Heater", "AirConditioner"), ("target_temperature", 1)),
     "dark": (("Light",), ("brightness", 1)),
     "bright": (("Light",), ("brightness", -1)),
     "loud": (("Television", "NetworkAudio"), ("volume", -1)),
     "dry": (("Humidifier",), None),
     "damp": (("Dehumidifier",), None),
 }
+# What a climate device is switched to for a complaint (an air conditioner warms only in its
+# heat mode, so one that cannot heat is no actuator of cold).
+COMPLAINT_MODES = {"hot": "cool", "cold": "heat"}
+# The second choice, when the place has no actuator of the first: its types and its step.
+COMPLAINT_SECOND: dict[str, tuple[tuple[str, ...], tuple[str, int] | None]] = {
+    "hot": (("Fan",), ("fan_speed", 1)),
+}
 # Complaints whose actuator must already be on (a dimmer, a quieter): turning one on is no
 # remedy for too much light or noise.
 COMPLAINTS_ON_ONLY = frozenset({"bright", "loud"})
-
-TABLES["COMPLAINT"] = {word: kind for kind, words in _COMPLAINTS.items() for word in words}
 
 # 换个风格 while a background scene runs (seed 004): stop it and ask which scene is next.
 TABLES["CHANGE"] = dict.fromkeys(
@@ -1505,6 +1570,9 @@ COMPOUNDS: dict[str, tuple[tuple[str, str, Any, int], ...]] = {
     "锁门": (("OFF", "锁上", "off", 1), ("TYPE", "门", "Lock", 1)),
     "锁好门": (("OFF", "锁好", "off", 2), ("TYPE", "门", "Lock", 1)),
     "锁上门": (("OFF", "锁上", "off", 2), ("TYPE", "门", "Lock", 1)),
+    # 全开/全关 is 全 (all) and the verb, however the rest of the sentence segments.
+    "全开": (("DOU", "全", "all", 1), ("ON", "开", "on", 1)),
+    "全关": (("DOU", "全", "all", 1), ("OFF", "关", "off", 1)),
     # 门窗 is two type words said as one: doors and windows.
     "门窗": (("TYPE", "门", "Lock", 1), ("AND", "和", "and", 0), ("TYPE", "窗", "Blind", 1)),
     # What is washed or dried names the appliance: 开始洗衣服 is the washer's cycle, 开始烘干
@@ -1538,14 +1606,6 @@ COMPOUNDS: dict[str, tuple[tuple[str, str, Any, int], ...]] = {
             *((neg, "stop", ("了", "喇")) for neg in ("别", "不要", "唔好", "不用")),
         )
         for end in ends
-    },
-    # A word that ends in a pace (凉快) keeps its 一点: 凉快一点 is not 凉 + 快一点.
-    **{
-        word + little: ((kind, word, how, len(word)), ("YIDIAN", little, 1, len(little)))
-        for kind in ("ADJ", "REL")
-        for word, how in TABLES[kind].items()
-        if word[-1] in _PACES
-        for little in _A_LITTLE
     },
     # Cantonese 光啲 (brighter); 光 alone stays out of the vocabulary (灯光, 光照).
     **{
@@ -1604,3 +1664,22 @@ STATEMENT_END = " \t\u3000。.!！~～…、，,"
 QUESTION = r"[?？]|[吗么嘛呢咩]$|(.{1,2})[不唔]\1|[是系]咪|是否|难道|什么|怎么|为什么|为啥|真的"
 """A question, as a regular expression: a question mark anywhere, a final question particle,
 A-not-A (对不对, 确不确定, 对唔对), 系咪, or a question word."""
+
+
+# --- The composed vocabulary ----------------------------------------------------------------
+LISTED = TABLES
+"""The words each table lists (morphemes and irregular forms; never a composed one)."""
+
+from jiayu.grammar.morphology import compose  # noqa: E402  (it reads the morphemes above)
+
+_COMPOSED = compose()
+TABLES = _COMPOSED.tables
+"""Every word of the vocabulary by kind: the listed ones and those grammar/morphology.py
+composes from the morphemes above (关掉, 整开, 有点闷, 变小, 扫完没有)."""
+FILLER_WORDS = _COMPOSED.fillers
+"""The fillers and the wrappers (requests, tags, particles): what the lexer drops."""
+COMPOUND_WORDS = _COMPOSED.compounds
+"""The compounds, listed and composed."""
+UNHEARD = _COMPOSED.unheard
+"""Switching verbs believed only when said exactly, never by their sound: all but the stems
+and their complements (打开, 关掉)."""

@@ -30,7 +30,8 @@ OFF_CLUSTER = (
     ("vacuum", "return_to_base"),
 )
 # Actions that take no value: the command each means, by the first capability the device has
-# (暂停 pauses what plays, what cleans or what washes; 停止 stops a curtain or a wash).
+# (暂停 pauses what plays, what cleans or what washes; 停止 stops a curtain or a wash, and
+# pauses a player).
 VERB_COMMANDS: dict[str, tuple[tuple[str, str], ...]] = {
     "mute": (("volume", "mute"),),
     "unmute": (("volume", "unmute"),),
@@ -38,7 +39,13 @@ VERB_COMMANDS: dict[str, tuple[tuple[str, str], ...]] = {
     "pause": (("media", "pause"), ("vacuum", "pause_cleaning"), ("cycle", "pause_cycle")),
     "next_track": (("media", "next_track"),),
     "previous_track": (("media", "previous_track"),),
-    "stop": (("cover", "stop"), ("cycle", "stop_cycle"), ("vacuum", "pause_cleaning")),
+    # A player has no stop of its own: 音箱停止 pauses it, as 停止播放 does.
+    "stop": (
+        ("cover", "stop"),
+        ("cycle", "stop_cycle"),
+        ("vacuum", "pause_cleaning"),
+        ("media", "pause"),
+    ),
     "oscillate_on": (("oscillation", "oscillate_on"),),
     "oscillate_off": (("oscillation", "oscillate_off"),),
     "clean": (("vacuum", "start_cleaning"),),

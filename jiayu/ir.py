@@ -41,7 +41,9 @@ Action = Literal[
 ]
 MatchKind = Literal["exact", "alias", "pinyin", "fuzzy", "unknown"]
 Quantifier = Literal["one", "all", "any"]
-Op = Literal[">", "<", ">=", "<="]
+Op = Literal[">", "<", ">=", "<=", "=="]
+Complaint = Literal["hot", "cold", "dark", "bright", "loud", "dry", "damp"]
+"""What a complaint about the room is (太热了, 有点暗, 太吵)."""
 Question = Literal["which", "count", "any", "all", "yes_no"]
 PlaceKind = Literal["room", "floor", "group", "home", "this_room", "other_rooms"]
 
@@ -186,7 +188,8 @@ class Value:
 @filled_directly
 @dataclass(frozen=True)
 class Condition:
-    """如果<place><attribute><op><number>就…: checked once against live state."""
+    """如果<place><attribute><op><number>就… (or 要是<device>还没锁: its state `==` 1.0 for
+    in the state, 0.0 for not): checked once against live state."""
 
     attribute: str
     """The state attribute compared (temperature, humidity, illuminance, target_temperature)."""
@@ -245,6 +248,9 @@ class Clause:
     expected: Any = None
     """For which/count/any/all/yes_no: the state value asked about (True for 开着, False for
     关好了); `attribute` says which attribute it is."""
+    complaint: Complaint | None = None
+    """For adjust: a complaint about the room (太热了 is hot), which the obvious actuator of
+    the place remedies (what it is and what it does is the resolver's and the planner's)."""
 
 
 @filled_directly

@@ -1,7 +1,8 @@
 """Make what was said comparable with the lexicon: one form per character.
 
-Full-width forms become half-width (NFKC), traditional characters become
-simplified, Latin letters lower case; control characters, emoji and spaces are removed.
+Full-width forms become half-width (NFKC), traditional, Hong Kong and Taiwan text becomes
+simplified through OpenCC (hk2s, then tw2sp with its phrases: 冷氣 → 冷气, 檯燈 → 台灯), Latin
+letters lower case; control characters, emoji and spaces are removed.
 The names in a home go through the same function (`plain_name`), so a device named
 `TV` or `書房檯燈` is reached by saying it.
 """
@@ -9,51 +10,66 @@ The names in a home go through the same function (`plain_name`), so a device nam
 from __future__ import annotations
 
 import re
+import threading
 import unicodedata
-
-from jiayu.grammar.traditional import TRADITIONAL
+from collections.abc import Callable
 
 MAX_LENGTH = 2000
 """Longer input is cut here: no home command is this long, and work stays bounded."""
 
-_TRANSLATE = str.maketrans(TRADITIONAL)
 # Control, format, private-use and unassigned characters, emoji and combining marks.
 _DROPPED_CATEGORIES = frozenset({"Cc", "Cf", "Co", "Cn", "Cs", "So", "Sk", "Mn", "Me"})
 
 
-def _ranges(codepoints: list[int]) -> str:
-    spans: list[tuple[int, int]] = []
-    for c in codepoints:
-        if spans and spans[-1][1] == c - 1:
-            spans[-1] = (spans[-1][0], c)
-        else:
-            spans.append((c, c))
-    return "".join(chr(a) if a == b else f"{chr(a)}-{chr(b)}" for a, b in spans)
+# Text made only of lower-case ASCII letters, digits and ideographs, all of them in GB 2312
+# (the simplified character set: no script converter changes one), is already normal. Most
+# names and utterances are, and checking that is several times cheaper than the steps, which
+# matters for a home of 100,000 names.
+_PLAIN = re.compile("[a-z0-9\u4e00-\u9fa5]*")
 
 
-# Text made only of characters every step above leaves alone (lower-case ASCII letters,
-# digits, simplified ideographs) is already normal. Most names and utterances are, and
-# checking that is several times cheaper than the steps, which matters for a home of
-# 100,000 names.
-_ALREADY_NORMAL = re.compile(
-    "[a-z0-9"
-    + _ranges(
-        [
-            c
-            for c in range(0x4E00, 0xA000)
-            if chr(c) not in TRADITIONAL and unicodedata.category(chr(c)) == "Lo"
-        ]
-    )
-    + "]*"
-)
+def _simplified(text: str) -> bool:
+    """Whether every character of the text is in GB 2312: no ideograph of it is traditional
+    (one outside it may be, or be a rarer simplified one)."""
+    try:
+        text.encode("gb2312")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _ideograph(ch: str) -> bool:
+    """Whether a character is a CJK ideograph (the unified blocks and their extensions, and
+    the compatibility block): only these may be traditional."""
+    return "\u3400" <= ch <= "\u9fff" or "\uf900" <= ch <= "\ufaff" or ch >= "\U00020000"
+
+
+_converters: list[Callable[[str], str]] = []
+_converters_lock = threading.Lock()
+
+
+def _to_simplified(text: str) -> str:
+    """Hong Kong and Taiwan text in simplified characters and mainland words, by OpenCC
+    (loaded once, the first time a character that may be traditional is seen)."""
+    if not _converters:
+        with _converters_lock:
+            if not _converters:
+                import opencc  # only now: most processes never see a traditional character
+
+                _converters.extend(opencc.OpenCC(config).convert for config in ("hk2s", "tw2sp"))
+    for convert in _converters:
+        text = convert(text)
+    return text
 
 
 def normalize(text: str) -> str:
     """The normalised form of an utterance (or a name)."""
-    if len(text) <= MAX_LENGTH and _ALREADY_NORMAL.fullmatch(text):
+    if len(text) <= MAX_LENGTH and _PLAIN.fullmatch(text) and _simplified(text):
         return text
     text = unicodedata.normalize("NFKC", text[: MAX_LENGTH * 2])[:MAX_LENGTH]
-    text = text.translate(_TRANSLATE).lower().replace("°c", "度").replace("°", "度")
+    if not _simplified(text) and any(_ideograph(ch) and not _simplified(ch) for ch in text):
+        text = _to_simplified(text)
+    text = text.lower().replace("°c", "度").replace("°", "度")
     # Speech recognisers put spaces at random between Chinese words; none carries meaning.
     return "".join(
         ch

@@ -6,10 +6,17 @@ it moves one step the way the complaint asks, or, with no such step, is said to 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 from jiayu.compiler.build import complaint_of
 from jiayu.grammar.phrases import say
-from jiayu.grammar.vocab import COMPLAINT_REMEDIES, COMPLAINTS_ON_ONLY
+from jiayu.grammar.vocab import (
+    COMPLAINT_MODES,
+    COMPLAINT_REMEDIES,
+    COMPLAINT_SECOND,
+    COMPLAINTS_ON_ONLY,
+)
+from jiayu.home import Device
 from jiayu.ir import Clause, Value
 from jiayu.planner import clauses as plan_clauses
 from jiayu.planner.draft import Draft
@@ -27,27 +34,51 @@ def act(
     """Plan the remedy on each device the complaint resolved to."""
     kind = complaint_of(clause)
     assert kind is not None
-    _types, step = COMPLAINT_REMEDIES[kind]
     acted: list[str] = []
     states = draft.states(devices)
     for device_id in devices:
-        name = shown(draft.home.device(device_id).name)
+        device = draft.home.device(device_id)
+        name = shown(device.name)
         state = states[device_id]
         if not isinstance(state, Mapping):
             draft.say("rejected", say("refuse.unreadable_state", name=name, reason=state.reason))
             continue
-        remedy: Clause
-        if state.get("on") is False:
-            if kind in COMPLAINTS_ON_ONLY:
+        remedies = _remedies(kind, device, state, clause)
+        if not remedies:
+            if state.get("on") is False:
                 draft.say("rejected", say("refuse.complaint_off", name=name, remedy=kind))
-                continue
-            remedy = Clause("on", clause.target, condition=clause.condition)
-        elif step is not None:
-            attribute, direction = step
-            value = Value("relative", attribute, direction=direction)
-            remedy = Clause("adjust", clause.target, value, condition=clause.condition)
-        else:
-            draft.say("noop", say("done.complaint_on_already", name=name))
+            else:
+                draft.say("noop", say("done.complaint_on_already", name=name))
             continue
-        acted.extend(plan_clauses.act_on(draft, remedy, Found((device_id,)), focus, rest))
+        for remedy in remedies:
+            acted.extend(plan_clauses.act_on(draft, remedy, Found((device_id,)), focus, rest))
     return tuple(acted)
+
+
+def _remedies(kind: str, device: Device, state: Mapping[str, Any], clause: Clause) -> list[Clause]:
+    """What helps, from the device's live state: off, it is turned on (into the mode the
+    complaint needs, when it has modes: cold → heat); on in the wrong mode, it is switched;
+    on, it moves one step the way the complaint asks. Empty: nothing helps (a dimmer that is
+    off, or a device already on with no step to take)."""
+    types, step = COMPLAINT_REMEDIES[kind]
+    second = COMPLAINT_SECOND.get(kind)
+    if second is not None and not any(device.serves_as(t) for t in types):
+        types, step = second
+    target, condition = clause.target, clause.condition
+    mode = COMPLAINT_MODES.get(kind) if "hvac_mode" in device.capabilities else None
+    switched = (
+        [Clause("set", target, Value("absolute", "mode", word=mode), condition=condition)]
+        if mode is not None and state.get("mode") != mode
+        else []
+    )
+    if state.get("on") is False:
+        if kind in COMPLAINTS_ON_ONLY:
+            return []
+        return [Clause("on", target, condition=condition), *switched]
+    if switched:
+        return switched
+    if step is None:
+        return []
+    attribute, direction = step
+    value = Value("relative", attribute, direction=direction)
+    return [Clause("adjust", target, value, condition=condition)]

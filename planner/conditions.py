@@ -11,7 +11,7 @@ from jiayu.compiler.understand import said_words
 from jiayu.grammar.phrases import say
 from jiayu.ir import Clause, Condition, Target
 from jiayu.planner.draft import Draft
-from jiayu.planner.replies import reading_phrase
+from jiayu.planner.replies import in_state, reading_phrase, state_word
 from jiayu.resolver.resolve import Found
 
 _OPS: dict[str, Callable[[float, float], bool]] = {
@@ -26,6 +26,8 @@ def holds(draft: Draft, condition: Condition | None, focus: Sequence[str]) -> bo
     """Check a condition once against a fresh read; False records why."""
     if condition is None:
         return True
+    if condition.op == "==":
+        return _state_holds(draft, condition)
     found = sources(draft, condition, focus)
     if found is None:
         draft.say("rejected", say("refuse.where_to_read", attribute=condition.attribute))
@@ -106,6 +108,42 @@ def _check(
         draft.say("noop", say("refuse.condition_unmet", reading=phrase, op=op, threshold=threshold))
         return False
     draft.parts.append(phrase)
+    return True
+
+
+def _state_holds(draft: Draft, condition: Condition) -> bool:
+    """A condition on a device's own state (要是后门还没锁): every device it names is read
+    fresh, and it holds when each is in the state said; the reply says what was read."""
+    assert condition.subject is not None  # the grammar reads one device
+    resolution = draft.ctx.resolver.resolve(
+        Clause("query", condition.subject, attribute=condition.attribute),
+        draft.session,
+        area=draft.ctx.area,
+    )
+    home = draft.home
+    read = {
+        d: attribute
+        for d in (resolution.devices if isinstance(resolution, Found) else ())
+        if (attribute := reading_attribute(home.device(d), condition.attribute)) is not None
+    }
+    where = place_words(condition.subject)
+    if not read:
+        draft.say("rejected", say("refuse.unread_condition", where=where, attribute="state"))
+        return False
+    wanted = condition.number > 0
+    states = draft.states(list(read))
+    attribute = next(iter(read.values()))
+    for device, attr in read.items():
+        got = states.get(device)
+        value = got.get(attr) if isinstance(got, Mapping) else None
+        if value is None:
+            draft.say("rejected", say("refuse.unread_condition", where=where, attribute=attr))
+            return False
+        if in_state(value) != wanted:
+            shown = say("reading.state", where=where, state=state_word(attr, value))
+            draft.say("noop", say("refuse.state_unmet", reading=shown))
+            return False
+    draft.parts.append(say("reading.state", where=where, state=state_word(attribute, wanted)))
     return True
 
 

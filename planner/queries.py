@@ -53,7 +53,8 @@ def _summary(draft: Draft, clause: Clause, found: Sequence[tuple[str, str, Any]]
     expected = True if clause.expected is None else clause.expected
     wants = {d: _wanted(clause.attribute, a, expected) for d, a, _ in found}
     matching = [d for d, _, v in found if _same_state(v, wants[d])]
-    others = [d for d, _, _ in found if d not in matching]
+    matched = set(matching)  # a set: 哪些灯开着 in a home of thousands is not quadratic
+    others = [d for d, _, _ in found if d not in matched]
     attribute = found[0][1]
     word = state_word(attribute, wants[found[0][0]])
     other_word = state_word(attribute, not wants[found[0][0]])

@@ -13,10 +13,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from functools import lru_cache
 
-from jiayu.actions import NOTHING, can_do, meaning, meanings
+from jiayu.actions import NOTHING, can_do, command_for, meaning, meanings, reading_attribute
 from jiayu.compiler.build import complaint_of
 from jiayu.grammar.phrases import say
-from jiayu.grammar.vocab import COMPLAINT_REMEDIES, COMPLAINTS_ON_ONLY
+from jiayu.grammar.vocab import (
+    COMPLAINT_MODES,
+    COMPLAINT_REMEDIES,
+    COMPLAINT_SECOND,
+    COMPLAINTS_ON_ONLY,
+)
 from jiayu.home import Home
 from jiayu.ir import Clause, MatchKind, Place, Target, Value, filled_directly
 from jiayu.resolver.names import FUZZY_MARGIN, NameIndex, NameMatch
@@ -25,6 +30,11 @@ from jiayu.text import shown
 
 MAX_READ_OUT = 4
 """A question names at most this many candidates; with more it asks for the room or a count."""
+
+
+# Actions a clause with no target takes the speaker's room for (a value, a change, a
+# question); never 打开/关闭, which would switch the whole room.
+_PLACED = frozenset({"set", "adjust", "query"})
 
 
 @filled_directly
@@ -134,7 +144,26 @@ class Resolver:
             return self._complaint(clause, complaint, area)
         target = clause.target
         if target is None:
-            return self._carried(clause, session, previous)
+            carried = self._carried(clause, session, previous)
+            if area is None or not isinstance(carried, Ask) or clause.action not in _PLACED:
+                return carried
+            # 调到26度 / 多少度 said in the bedroom, nothing acted on before: what the bedroom
+            # has that can do it, when that is one device (a question reads the room).
+            room = Target(places=(Place("room", area, self.home.room(area).name),))
+            local = self._target(clause, room, session, focus, area)
+            if isinstance(local, Found) and clause.action == "query":
+                # 多少度 of a room is what its sensors read, as 卧室多少度 is.
+                sensed = tuple(
+                    d
+                    for d in local.devices
+                    if reading_attribute(self.home.device(d), clause.attribute, sensors_only=True)
+                )
+                return Found(sensed or local.devices, local.match)
+            if isinstance(local, Refuse) and clause.action == "query":
+                return local  # 多少度 in a room with no thermometer: it says so
+            if isinstance(local, Found) and len(local.devices) == 1:
+                return local
+            return carried
         if target.reference is not None:
             return self._reference(clause, target, session, previous)
         if area is not None and any(p.kind == "this_room" for p in target.places):
@@ -309,6 +338,13 @@ class Resolver:
             candidates = tuple(d for d in candidates if d not in removed)
         if not candidates:
             return Refuse(self._not_found(target))
+        if is_set and self._unsaid_attribute(clause, target):
+            # 设置书房至百分之29 / 客厅的暂停: a value or a verb for a place with nothing
+            # saying what it acts on, while its devices would take it as different commands
+            # (brightness, volume, position; pause, pause_cleaning): ask which, never all.
+            able = self._able(candidates, clause)
+            if len({command_for(self.home.device(d), clause) for d in able}) > 1:
+                return Ask(tuple(able), self._question(able, clause))
         if is_set:
             return self._set(clause, candidates, target)
         return self._single(clause, candidates, session, focus, target, match_kind)
@@ -377,9 +413,11 @@ class Resolver:
         if not isinstance(scope, set):
             return scope if scope is not None else Ask((), say("ask.complaint_room", remedy=kind))
         types, step = COMPLAINT_REMEDIES[kind]
-        able = [
-            d for d in self._sorted(scope) if any(self.home.device(d).serves_as(t) for t in types)
-        ]
+        able = [d for d in self._sorted(scope) if self._remedies(d, kind, types)]
+        if not able and kind in COMPLAINT_SECOND:
+            # No actuator of the first kind here: the second choice (hot: a fan).
+            types, step = COMPLAINT_SECOND[kind]
+            able = [d for d in self._sorted(scope) if self._remedies(d, kind, types)]
         if step is not None and kind in COMPLAINTS_ON_ONLY:
             # A dimmer, a quieter: only what can make that step is an actuator of it.
             attribute, direction = step
@@ -392,6 +430,29 @@ class Resolver:
         if len(able) > 1:
             return Ask(tuple(able), self._question(able, clause))
         return Found((able[0],))
+
+    @staticmethod
+    def _unsaid_attribute(clause: Clause, target: Target) -> bool:
+        """A value or a change with no attribute, or a verb other than 开/关 (whose "everything"
+        is the power), said of places only, with no type word or name."""
+        return (
+            clause.action not in ("on", "off")
+            and (clause.value is None or clause.value.attribute is None)
+            and target.name is None
+            and target.type_word is None
+            and target.device_type is None
+        )
+
+    def _remedies(self, device_id: str, kind: str, types: tuple[str, ...]) -> bool:
+        """Whether the device is an actuator of the complaint: of one of its types, and able
+        to switch to the mode the complaint needs when it has modes (cold: heat)."""
+        device = self.home.device(device_id)
+        if not any(device.serves_as(t) for t in types):
+            return False
+        mode = COMPLAINT_MODES.get(kind)
+        if mode is None or device.type != "AirConditioner":
+            return True
+        return "hvac_mode" in device.capabilities or kind == "hot"
 
     def _per_place(
         self,

@@ -117,11 +117,7 @@ def _read_run(read: Any, *args: Any) -> Any:
 _TARGET_KINDS = ["DE", "AND", "EXCEPT", "EXCEPT_END", "EXCEPT_POST", "ALL", "DOU", "ANY"]
 _TARGET_KINDS += ["IT", "OTHER", "HOME", "THIS_ROOM", "TYPE"]
 _TARGET_WORDS = sorted(
-    {
-        w
-        for kind in _TARGET_KINDS
-        for w in TABLES[kind]
-    }
+    {w for kind in _TARGET_KINDS for w in TABLES[kind]}
     | {d.name for d in _HOME.devices}
     | {r.name for r in _HOME.rooms}
     | {"两个", "三盏"}

@@ -463,7 +463,7 @@ def test_zero_keeps_the_next_digit_in_its_place(numeral: str, value: int) -> Non
         ("打到26度", ["SET", "NUM", "DEG"]),
         ("打开大门锁", ["ON", "TYPE"]),
         ("打开客厅吸顶灯", ["ON", "ROOM", "NAME"]),
-        ("空调全开", ["TYPE", "ON"]),
+        ("空调全开", ["TYPE", "DOU", "ON"]),
         ("锁门", ["OFF", "TYPE"]),
         ("客廳嘅燈閂咗", ["ROOM", "DE", "TYPE", "OFF"]),
         ("打开睡房的灯", ["ON", "ROOM", "DE", "TYPE"]),

@@ -1,0 +1,181 @@
+"""The words people compose from the vocabulary's morphemes, derived once per process.
+
+grammar/vocab.py lists morphemes by their class: verb stems, their complements and aspects,
+degrees and qualities, change verbs, wrappers. A speaker composes them freely (关掉了, 整开,
+开一哈, 锁埋, 有点闷, 冻死了, 变小), so the surface forms are derived here, once, when
+grammar/vocab.py is first imported (its last lines call `compose`), and every home's lexicon
+shares them. A form the tables list is kept as listed: a derived form never takes a surface
+another table (or a filler, or a compound) says.
+
+The functions read the morphemes from grammar/vocab.py when called, not when this module is
+imported: vocab.py calls them from its own last lines, with every morpheme already defined.
+"""
+
+from __future__ import annotations
+
+from types import ModuleType
+from typing import Any, NamedTuple
+
+_PACE_ENDS = "快慢"  # a word ending in a pace keeps its 一点 (凉快一点 is not 凉 + 快一点)
+
+
+class Vocabulary(NamedTuple):
+    """The vocabulary the lexicon knows."""
+
+    tables: dict[str, dict[str, Any]]
+    """Every table's listed and composed words, by kind."""
+    fillers: tuple[str, ...]
+    """The fillers and the wrappers."""
+    compounds: dict[str, Any]
+    """The listed compounds and those composed here."""
+    unheard: frozenset[str]
+    """Switching verbs believed only when said exactly, never by their sound."""
+
+
+def _vocab() -> ModuleType:
+    from jiayu.grammar import vocab  # by now defined down to the line that calls compose()
+
+    return vocab
+
+
+def _bound_aspects(v: ModuleType) -> tuple[str, ...]:
+    """An aspect the lexer drops as a filler anyway (了, 一下, 一哈) needs no form of its own:
+    the verb and the filler are read as two words, fewer than a number would make of 一. Only
+    the others are composed with a verb (开着, 关咗, 开返)."""
+    return tuple(a for a in v.ASPECTS if a not in v.FILLERS and a not in v.WRAPPERS)
+
+
+def _said_plainly(stems: tuple[str, ...], complements: tuple[str, ...]) -> list[str]:
+    """The switching stems with or without a complement (a one-syllable verb takes one: 开起来;
+    开启 and 关闭 are verb and result already). These are also the switching verbs a
+    recogniser may mishear and be corrected to (关掉 for 关调); a form with an aspect or a
+    verb of doing is believed only when said exactly, which keeps the index of sounds small."""
+    return [
+        stem + complement
+        for stem in stems
+        for complement in ("", *(complements if len(stem) == 1 else ()))
+    ]
+
+
+def _switching(
+    v: ModuleType, stems: tuple[str, ...], complements: tuple[str, ...], results: tuple[str, ...]
+) -> list[str]:
+    """A switching verb with or without a complement (开, 开起来: a one-syllable verb takes
+    one; 开启 and 关闭 are verb and result already), a verb of doing with its result (整开),
+    each with or without an aspect (开着, 关咗, 整开返), and a one-syllable verb said twice
+    around 一 (开一开)."""
+    bases = _said_plainly(stems, complements)
+    bases += [verb + result for verb in v.DOING_VERBS for result in results]
+    forms = [base + aspect for base in bases for aspect in ("", *_bound_aspects(v))]
+    forms += [stem + "一" + stem for stem in stems if len(stem) == 1]
+    return forms
+
+
+def _off_words(v: ModuleType) -> list[str]:
+    # 锁 alone is the type word (门锁): only its forms with a complement or any aspect
+    # switch (锁了, 锁一下), never 锁 and a filler.
+    locked = [v.LOCK_STEM + end for end in (*v.OFF_COMPLEMENTS, *v.ASPECTS)]
+    return [*_switching(v, v.OFF_STEMS, v.OFF_COMPLEMENTS, v.OFF_RESULTS), *locked]
+
+
+def _relative_words(v: ModuleType) -> dict[str, Any]:
+    adjectives = {word: how for word, how in v.TABLES["ADJ"].items() if how[1] != 0 or how[2] != 0}
+    words = {verb + adj: how for verb in v.CHANGE_VERBS for adj, how in adjectives.items()}
+    for verb, sizes in v.SIZE_ADJECTIVES.items():
+        words.update({verb + adj: adjectives[adj] for adj in sizes})
+    return words
+
+
+def _complaint_words(v: ModuleType) -> dict[str, str]:
+    words: dict[str, str] = {}
+    for kind, qualities in v.QUALITIES.items():
+        for quality in qualities:
+            for degree in v.DEGREES:
+                words[degree + quality] = kind
+            if kind not in ("high", "low"):  # 大死了 says nothing of what is too big
+                for ending in v.DEGREE_ENDINGS:
+                    words[quality + ending] = kind
+            if quality in v.QUALITIES_ALONE:
+                words[quality] = kind
+    return words
+
+
+def _state_words(v: ModuleType) -> dict[str, tuple[str, bool]]:
+    words: dict[str, tuple[str, bool]] = {}
+    for state, verbs in v.STATE_VERBS.items():
+        for verb in verbs:
+            for aspect in v.STATE_ASPECTS:
+                if aspect == "紧" and len(verb) == 1:
+                    continue  # 关紧, 锁紧: shut it tight, a command
+                words[verb + aspect] = state
+                words[verb + aspect + "的"] = state
+            for aspect in v.STATE_PERFECT:
+                words[verb + aspect + "的"] = state
+            if len(verb) > 1:  # 开的 would split names (台开的灯): a state with 的 alone is
+                words[verb + "的"] = state  # said of a two-syllable verb (打开的, 关闭的)
+    for word in v.STATE_UNLOCKED:
+        words[word + "的"] = ("locked", False)
+        if not word.startswith("解"):  # 解锁 alone is the command
+            words[word] = ("locked", False)
+    return words
+
+
+def derived() -> dict[str, dict[str, Any]]:
+    """Every composed form, by the kind of word it is (the grammar terminal), before the
+    listed words are taken out."""
+    v = _vocab()
+    return {
+        # In this order: 开着 is the command (keep it on), 关着 and 锁着 the states.
+        "ON": dict.fromkeys(_switching(v, v.ON_STEMS, v.ON_COMPLEMENTS, v.ON_RESULTS), "on"),
+        "STATE": _state_words(v),
+        "OFF": dict.fromkeys(_off_words(v), "off"),
+        "SET": dict.fromkeys((stem + to for stem in v.SET_STEMS for to in v.SET_TO), "set"),
+        "REL": _relative_words(v),
+        "COMPLAINT": {**_complaint_words(v), **v.COMPLAINT_WORDS},
+        "PROGRESS": dict.fromkeys(
+            (
+                verb + result + asked
+                for verb in v.PROGRESS_VERBS
+                for result in v.PROGRESS_RESULTS
+                for asked in v.PROGRESS_ASKED
+            ),
+            "progress",
+        ),
+    }
+
+
+def compose() -> Vocabulary:
+    """The listed tables with the composed forms added (a listed word keeps its class; of
+    two classes composing the same form, the first derived wins), the fillers with the wrappers, and
+    the compounds with those a composed form needs."""
+    v = _vocab()
+    composed = derived()
+    listed: dict[str, dict[str, Any]] = v.TABLES
+    taken = {word for table in listed.values() for word in table}
+    taken.update(v.FILLERS, v.COMPOUNDS)
+    tables = {kind: dict(table) for kind, table in listed.items()}
+    for kind, forms in composed.items():
+        table = tables.setdefault(kind, {})
+        for word, value in forms.items():
+            if word not in taken:
+                table[word] = value
+                taken.add(word)
+    fillers = (*v.FILLERS, *(w for w in v.WRAPPERS if w not in taken))
+    compounds = dict(v.COMPOUNDS)
+    # A word ending in a pace keeps its 一点: 调凉快一点 is not 调凉 + 快一点.
+    little = listed["YIDIAN"]
+    for kind in ("ADJ", "REL"):
+        for word, how in tables[kind].items():
+            if word[-1] in _PACE_ENDS:
+                for bit in little:
+                    compounds.setdefault(
+                        word + bit, ((kind, word, how, len(word)), ("YIDIAN", bit, 1, len(bit)))
+                    )
+    plain = {
+        *_said_plainly(v.ON_STEMS, v.ON_COMPLEMENTS),
+        *_said_plainly(v.OFF_STEMS, v.OFF_COMPLEMENTS),
+    }
+    # Of the switching verbs, only the stems and their complements are believed by sound:
+    # a listed word heard in noise (堻乳 as 进入) would switch something no one named.
+    unheard = frozenset(w for kind in ("ON", "OFF") for w in tables[kind] if w not in plain)
+    return Vocabulary(tables, fillers, compounds, unheard)
