@@ -129,6 +129,48 @@ LIGHT_WORDS = (
     "灯",
 )
 _LIGHT_WORD = re.compile("|".join(LIGHT_WORDS))
+FAN_WORDS = ("风扇", "电扇", "电风扇", "吊扇", "塔扇", "排气扇")
+# What each cover is called by people who own it (HA's class lists give every word of a class
+# to every room; zh-TW gives all its curtain words to three classes).
+COVER_WORDS = {
+    "curtain_living": ("窗帘", "遮光帘", "布帘"),
+    "curtain_master": ("窗帘", "遮光帘", "布帘"),
+    "blind_study": ("百叶窗", "百叶帘", "窗帘"),
+    "window_bedroom": ("窗户", "落地窗", "电动窗"),
+    "awning_balcony": ("遮阳棚", "遮阳篷", "雨棚", "雨蓬", "遮雨棚"),
+    "garage_door": ("车库门", "车房门", "车库"),
+}
+COVER_KINDS = (
+    "百叶窗户",
+    "百叶窗",
+    "百叶帘",
+    "卷帘",
+    "罗马帘",
+    "纱帘",
+    "门帘",
+    "遮光帘",
+    "遮阳帘",
+    "窗帘",
+    "布帘",
+    "落地窗",
+    "铝窗",
+    "窗户",
+    "电动窗",
+    "遮阳棚",
+    "遮阳篷",
+    "遮雨棚",
+    "雨棚",
+    "雨蓬",
+    "车库门",
+    "车房门",
+    "卷闸门",
+    "院子门",
+    "铁门",
+)
+_KIND_WORD = re.compile(
+    "|".join(sorted({*LIGHT_WORDS, *FAN_WORDS, *COVER_KINDS}, key=len, reverse=True))
+)
+GENERIC_KINDS = frozenset({"灯", "灯光", "照明", "风扇", "电扇", "电风扇"})
 SWITCH_WORDS = ("开关", "电源", "插座", "通断器")
 # Colour temperatures by the words said, as jiayu's contract reads them (HA reads 冷白 and
 # 白光 as 4000 K and 6500 K; the contract makes every "cool" word the light's coolest).
@@ -436,27 +478,33 @@ def _coherent(value: str, after: str, device: Device | None) -> bool:
 # the template's), 百分之 and % on one number, English verbs (zh-CN's <numeric_value_set>
 # holds set|change|increase|decrease|make), a count asked of a temperature (温度有几个).
 _UNSAYABLE = re.compile(r"的的|的嘅|嘅的|嘅嘅|百分之[^%趴]*[%趴]|[A-JL-Za-jl-z]{2,}|温度有几个")
-_GENERIC_LIGHT = frozenset({"灯", "灯光", "照明"})
+_DOUBLED = re.compile(r"(\w{2,})\1")  # 车库车库: an area and a class word that are one
 
 
 def _sayable(text: str, draw: _Draw) -> bool:
-    """False for an expansion no speaker says, or a kind of lamp (台灯, 吸顶灯…) the place
-    said has none of: HA lists those words as synonyms of 灯 for every room."""
-    if _UNSAYABLE.search(text):
+    """False for an expansion no speaker says, or a kind (台灯, 吊扇, 百叶窗…) the place said
+    has none of: HA lists those words as synonyms of 灯, 风扇 and 窗帘 for every room."""
+    if _UNSAYABLE.search(text) or _DOUBLED.search(text):
         return False
-    kinds = set(_LIGHT_WORD.findall(text)) - _GENERIC_LIGHT
-    if not kinds:
-        return True
     w = world()
     room = draw.room or draw.speaker
-    place = [d for d in w.devices if d.domain == "light"]
+    place: Sequence[Device] = w.devices
     if draw.device is not None:
         place = [draw.device]
     elif room is not None:
         place = [d for d in place if d.room == room]
     elif draw.floor is not None:
         place = [d for d in place if w.room_floor[d.room] == draw.floor]
-    return all(any(k in n for d in place for n in d.names) for k in kinds)
+    for word in set(_KIND_WORD.findall(text)) - GENERIC_KINDS:
+        if not any(word in _kinds(d) for d in place):
+            return False
+    return True
+
+
+def _kinds(device: Device) -> set[str]:
+    """The kind words a device is called by: in its names, and its cover words."""
+    found = {k for n in device.names for k in _KIND_WORD.findall(n)}
+    return found | set(COVER_WORDS.get(device.id, ()))
 
 
 _PLACEHOLDER = re.compile(r"\{([^{}]+)\}")
@@ -727,7 +775,7 @@ def meaning(sample: Sample) -> Meaning | Unsupported:
     text = simplified(sample.template.text)
     if intent == "HassGetState" and set(domains) & {"person", "binary_sensor"}:
         return Unsupported(f"{intent} ({'/'.join(sorted(set(domains) & set(OTHER_NAMES)))})")
-    if intent == "HassGetState" and "电" in text:
+    if intent == "HassGetState" and re.search("电量|多少电|电池|電量|電池", text):
         return Unsupported(f"{intent} (battery)")
     if intent == "HassTurnOn" and "script" in domains:
         return Unsupported(f"{intent} (script)")
@@ -813,14 +861,18 @@ def targets(sample: Sample) -> list[list[Device]]:
     placed = _place_devices(sample, devices)
     readings = [placed]
     quantified = any(x in said for x in ("所有", "全部"))
-    if quantified and sample.room is None and sample.floor is None:
+    spoken = sample.room is not None or sample.floor is not None
+    if quantified and not spoken:
         # 所有灯 said in a room: the home's (the words) or the room's (HA's satellite area).
         readings = [devices, placed] if not everywhere else [devices]
-    if "light" in domains and (sample.room is not None or sample.speaker is not None):
-        named = _named_light(sample, said)
-        if named:
-            # A name before a type word: “书房的台灯” is the device whose bare name is 台灯.
-            readings = [named, *readings] if quantified else [named]
+    if domains & {"light", "fan"}:
+        # A name before a type word: “书房的台灯” is the device whose bare name is 台灯; said
+        # with no place, the contract's name may be in another room than the speaker's.
+        here, anywhere = _named(sample, said, devices)
+        if spoken and here:
+            readings = [here, *readings] if quantified else [here]
+        elif not spoken:
+            readings += [r for r in (here, anywhere) if r]
     return readings
 
 
@@ -840,25 +892,24 @@ def _classes_said(sample: Sample) -> set[str]:
     }
 
 
-def _named_light(sample: Sample, said: str) -> list[Device]:
+def _named(
+    sample: Sample, said: str, devices: Sequence[Device]
+) -> tuple[list[Device], list[Device]]:
+    """The devices a light or fan word names by their own names: in the place, and anywhere
+    (for a place-less mention); a kind word (台灯, 吊扇) names the devices of that kind."""
     w = world()
     room = sample.room or sample.speaker
-    if room is None:
-        return []
     spoken_room = simplified(sample.words.get("area", ""))
-    for word in dict.fromkeys(_LIGHT_WORD.findall(said)):
-        found = [
-            d
-            for d in w.devices
-            if d.room == room
-            and d.domain == "light"
-            and any(
-                n == spoken_room + word or n.removeprefix(w.rooms[room][0]) == word for n in d.names
-            )
-        ]
-        if found:
-            return found
-    return []
+    words = [k for k in dict.fromkeys(_KIND_WORD.findall(said))]
+
+    def names(d: Device, word: str) -> bool:
+        bare = {n.removeprefix(w.rooms[d.room][0]) for n in d.names}
+        specific = word not in GENERIC_KINDS and any(word in n for n in d.names)
+        return word in bare or spoken_room + word in d.names or specific
+
+    anywhere = [d for d in devices if any(names(d, k) for k in words)]
+    here = [d for d in _place_devices(sample, anywhere)] if room or sample.floor else []
+    return here, anywhere
 
 
 def _act(sample: Sample, devices: list[Device]) -> Iterator[Reading]:
@@ -877,10 +928,17 @@ def _act(sample: Sample, devices: list[Device]) -> Iterator[Reading]:
         yield Reading("rejected")
         return
     risky = [c for c in commands if _high_risk(c)]
-    if risky:
-        yield Reading("confirm", tuple(commands))
-    else:
-        yield Reading("executed", tuple(commands))
+    yield Reading("confirm" if risky else "executed", tuple(commands))
+    if slots.get("color") == "white":
+        # 白色 is a colour temperature by jiayu's contract: a colour-only light may be skipped.
+        kept = tuple(c for c in commands if c.command != "set_color")
+        yield Reading("executed", kept) if kept else Reading("rejected")
+    if intent == "HassTurnOn" and "开大" in simplified(sample.text):
+        # Cantonese 開大 is also "open wider": one step up from where the cover stands.
+        yield Reading(
+            "confirm" if risky else "executed",
+            tuple(Command(c.device, "set_position") for c in commands),
+        )
 
 
 def _high_risk(command: Command) -> bool:
