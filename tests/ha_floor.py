@@ -125,6 +125,7 @@ LIGHT_WORDS = (
     "桌灯",
     "壁灯",
     "嵌灯",
+    "崁灯",
     "照明",
     "灯",
 )
@@ -138,7 +139,8 @@ COVER_WORDS = {
     "blind_study": ("百叶窗", "百叶帘", "窗帘"),
     "window_bedroom": ("窗户", "落地窗", "电动窗"),
     "awning_balcony": ("遮阳棚", "遮阳篷", "雨棚", "雨蓬", "遮雨棚"),
-    "garage_door": ("车库门", "车房门", "车库"),
+    # Not 车库 alone: in a home with a room named 车库 that word is the room.
+    "garage_door": ("车库门", "车房门"),
 }
 COVER_KINDS = (
     "百叶窗户",
@@ -476,8 +478,9 @@ def _coherent(value: str, after: str, device: Device | None) -> bool:
 
 # Expansions of HA's templates that no speaker says: a doubled 的 (a list value's own 的 before
 # the template's), 百分之 and % on one number, English verbs (zh-CN's <numeric_value_set>
-# holds set|change|increase|decrease|make), a count asked of a temperature (温度有几个).
-_UNSAYABLE = re.compile(r"的的|的嘅|嘅的|嘅嘅|百分之[^%趴]*[%趴]|[A-JL-Za-jl-z]{2,}|温度有几个")
+# holds set|change|increase|decrease|make), a count asked of a temperature (温度有几个), an
+# aspect after 的 (关闭的着: zh-TW's state value and the template's 著 both optional).
+_UNSAYABLE = re.compile(r"的的|的嘅|嘅的|嘅嘅|的着|百分之[^%趴]*[%趴]|[A-JL-Za-jl-z]{2,}|温度有几个")
 _DOUBLED = re.compile(r"(\w{2,})\1")  # 车库车库: an area and a class word that are one
 
 
@@ -503,7 +506,10 @@ def _sayable(text: str, draw: _Draw) -> bool:
 
 def _kinds(device: Device) -> set[str]:
     """The kind words a device is called by: in its names, and its cover words."""
-    found = {k for n in device.names for k in _KIND_WORD.findall(n)}
+    room = world().rooms[device.room][0]
+    bare = [n.removeprefix(room) for n in device.names]
+    # A suffix of the bare name, not a substring: 阳台灯 is the balcony's 灯, not a 台灯.
+    found = {k for k in _KIND_WORD.pattern.split("|") if any(b.endswith(k) for b in bare)}
     return found | set(COVER_WORDS.get(device.id, ()))
 
 
@@ -868,11 +874,13 @@ def targets(sample: Sample) -> list[list[Device]]:
     if domains & {"light", "fan"}:
         # A name before a type word: “书房的台灯” is the device whose bare name is 台灯; said
         # with no place, the contract's name may be in another room than the speaker's.
-        here, anywhere = _named(sample, said, devices)
+        here, anywhere, bare = _named(sample, said, devices)
         if spoken and here:
             readings = [here, *readings] if quantified else [here]
         elif not spoken:
             readings += [r for r in (here, anywhere) if r]
+        if bare and not (spoken and here):
+            readings.append(bare)
     return readings
 
 
@@ -894,22 +902,38 @@ def _classes_said(sample: Sample) -> set[str]:
 
 def _named(
     sample: Sample, said: str, devices: Sequence[Device]
-) -> tuple[list[Device], list[Device]]:
-    """The devices a light or fan word names by their own names: in the place, and anywhere
-    (for a place-less mention); a kind word (台灯, 吊扇) names the devices of that kind."""
+) -> tuple[list[Device], list[Device], list[Device]]:
+    """The devices a light or fan word names by their own names, under jiayu's contract:
+    exactly (客厅的灯 is the device named 客厅灯), by a kind (台灯, 吊扇: the devices of that
+    kind, here and anywhere), and by a bare name (书房灯 is the study's 灯: one reading of
+    工作间的灯 beside the set of the study's lights)."""
     w = world()
     room = sample.room or sample.speaker
     spoken_room = simplified(sample.words.get("area", ""))
-    words = [k for k in dict.fromkeys(_KIND_WORD.findall(said))]
-
-    def names(d: Device, word: str) -> bool:
-        bare = {n.removeprefix(w.rooms[d.room][0]) for n in d.names}
-        specific = word not in GENERIC_KINDS and any(word in n for n in d.names)
-        return word in bare or spoken_room + word in d.names or specific
-
-    anywhere = [d for d in devices if any(names(d, k) for k in words)]
-    here = [d for d in _place_devices(sample, anywhere)] if room or sample.floor else []
-    return here, anywhere
+    words = list(dict.fromkeys(_KIND_WORD.findall(said)))
+    generic = [k for k in words if k in GENERIC_KINDS]
+    kinds = [k for k in words if k not in GENERIC_KINDS]
+    exact = [d for d in devices if any(spoken_room + k in d.names for k in generic)]
+    if spoken_room and exact:
+        return exact, [], []
+    by_kind = [d for d in devices if set(kinds) & _kinds(d)]
+    bare = [
+        d
+        for d in devices
+        if any(n.removeprefix(w.rooms[d.room][0]) == k for k in generic for n in d.names)
+    ]
+    if room is None and sample.floor is None:
+        return by_kind, by_kind, []
+    here = _place_devices(sample, by_kind)
+    if room is None:
+        return here, by_kind, []  # a floor: 一楼的灯 is a set, no bare name
+    # Said with no place of its own, the contract's bare name wins wherever it is (风扇 in
+    # the bathroom is the device named 客厅风扇); said with a place, it is one reading there.
+    if sample.room is None:
+        # Several with that bare name are narrowed by the speaker's room.
+        in_room = [d for d in bare if d.room == room]
+        return here, by_kind, in_room or bare
+    return here, by_kind, _place_devices(sample, bare)
 
 
 def _act(sample: Sample, devices: list[Device]) -> Iterator[Reading]:
