@@ -105,7 +105,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"jiayu from {where}")
     print("\n".join(lines))
 
-    command = f"cd {where} && uv run python {Path(__file__).resolve()}"
+    command = f"cd {where} && uv run --no-sync python {Path(__file__).resolve()}"
     out = [command, "", *lines, ""]
     words: Counter[str] = Counter()
     for groups in by_group.values():

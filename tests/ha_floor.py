@@ -23,7 +23,6 @@ act. See docs/ha-floor.md.
 from __future__ import annotations
 
 import itertools
-import json
 import random
 import re
 from collections.abc import Iterator, Mapping, Sequence
@@ -32,6 +31,8 @@ from datetime import datetime
 from functools import cache
 from pathlib import Path
 from typing import Any
+
+from jiayu.home import Device, Home, Scene, load_home
 
 ROOT = Path(__file__).resolve().parents[1]
 HOME = ROOT / "corpus" / "homes" / "ha_floor.json"
@@ -200,54 +201,46 @@ HIGH_RISK_TYPES = frozenset({"Lock", "Valve", "GarageDoor"})
 # --- the home, as the sampler sees it ------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Device:
-    id: str
-    names: tuple[str, ...]
-    room: str
-    type: str
-    caps: frozenset[str]
-    state: Mapping[str, Any]
-    limits: Mapping[str, Mapping[str, float]]
+def names_of(device: Device) -> tuple[str, ...]:
+    return (device.name, *device.aliases)
 
-    @property
-    def domain(self) -> str:
-        return DOMAINS.get(self.type, "")
+
+def names_of_scene(scene: Scene) -> tuple[str, ...]:
+    return (scene.name, *scene.aliases)
+
+
+def ha_domain(device: Device) -> str:
+    """The Home Assistant domain a device of this type would be in ("" for none)."""
+    return DOMAINS.get(device.type, "")
 
 
 @dataclass(frozen=True)
 class World:
-    devices: tuple[Device, ...]
+    """The home as the sampler reads it: names by id, the floor of each room."""
+
+    home: Home
     rooms: Mapping[str, tuple[str, ...]]  # id -> name and aliases
     room_floor: Mapping[str, str]
     floors: Mapping[str, tuple[str, ...]]
-    scenes: Mapping[str, tuple[tuple[str, ...], tuple[dict[str, Any], ...]]]
+    scenes: Mapping[str, Scene]
+
+    @property
+    def devices(self) -> tuple[Device, ...]:
+        return self.home.devices
 
     def device(self, device_id: str) -> Device:
-        return next(d for d in self.devices if d.id == device_id)
+        return self.home.device(device_id)
 
 
 @cache
 def world(path: Path = HOME) -> World:
-    data = json.loads(path.read_text(encoding="utf-8"))
-    devices = tuple(
-        Device(
-            d["id"],
-            (d["name"], *d.get("aliases", ())),
-            d["room"],
-            d["type"],
-            frozenset(d["capabilities"]),
-            d.get("state", {}),
-            d.get("limits", {}),
-        )
-        for d in data["devices"]
-    )
+    home = load_home(path)
     return World(
-        devices,
-        {r["id"]: (r["name"], *r.get("aliases", ())) for r in data["rooms"]},
-        {r["id"]: r["floor"] for r in data["rooms"]},
-        {f["id"]: (f["name"], *f.get("aliases", ())) for f in data["floors"]},
-        {s["id"]: ((s["name"], *s.get("aliases", ())), tuple(s["steps"])) for s in data["scenes"]},
+        home,
+        {r.id: (r.name, *r.aliases) for r in home.rooms},
+        {r.id: r.floor for r in home.rooms if r.floor is not None},
+        {f.id: (f.name, *f.aliases) for f in home.floors},
+        {s.id: s for s in home.scenes},
     )
 
 
@@ -439,7 +432,7 @@ def _needs(template: Template, lists: Mapping[str, str]) -> frozenset[str]:
 def _candidates(template: Template, lists: Mapping[str, str]) -> list[Device]:
     domains = set(_domains(template))
     needs = _needs(template, lists)
-    return [d for d in world().devices if d.domain in domains and needs <= d.caps]
+    return [d for d in world().devices if ha_domain(d) in domains and needs <= d.capabilities]
 
 
 # Fillings whose slot value and HA's optional suffix repeat each other (一楼楼, 回家模式模式,
@@ -469,7 +462,7 @@ def _coherent(value: str, after: str, device: Device | None) -> bool:
         return False  # 楼上楼, 二层楼: the floor's name already says it
     if value.endswith("的") and after.startswith("的"):
         return False
-    if device is not None and device.domain != "light":
+    if device is not None and ha_domain(device) != "light":
         rest = after.removeprefix("的")
         if any(rest.startswith(w) for w in LIGHT_WORDS):
             return False
@@ -509,7 +502,7 @@ def _sayable(text: str, draw: _Draw) -> bool:
 def _kinds(device: Device) -> set[str]:
     """The kind words a device is called by: in its names, and its cover words."""
     room = world().rooms[device.room][0]
-    bare = [n.removeprefix(room) for n in device.names]
+    bare = [n.removeprefix(room) for n in names_of(device)]
     # A suffix of the bare name, not a substring: 阳台灯 is the balcony's 灯, not a 台灯.
     found = {k for k in _KIND_WORD.pattern.split("|") if any(b.endswith(k) for b in bare)}
     return found | set(COVER_WORDS.get(device.id, ()))
@@ -633,9 +626,9 @@ def fill(template: Template, skeleton: str, rng: random.Random) -> Sample | None
         after = parts[n + 1] if n + 1 < len(parts) else ""
         if list_name == "name":
             if draw.scene is not None:
-                said = _name_words(language, w.scenes[draw.scene][0], rng)
+                said = _name_words(language, names_of_scene(w.scenes[draw.scene]), rng)
             elif draw.device is not None:
-                said = _name_words(language, draw.device.names, rng)
+                said = _name_words(language, names_of(draw.device), rng)
             else:
                 other = [d for d in _domains(template) if d in OTHER_NAMES] or ["script"]
                 said = in_script(language, rng.choice(OTHER_NAMES[rng.choice(other)]))
@@ -792,8 +785,9 @@ def meaning(sample: Sample) -> Meaning | Unsupported:
     if sample.slots.get("color") == "black":
         return Unsupported(f"{intent} (colour black)")
     if sample.scene is not None:
-        steps = world().scenes[sample.scene][1]
-        return Meaning((Reading("executed", tuple(_step(s) for s in steps)),))
+        steps = world().scenes[sample.scene].steps
+        commands = tuple(Command(s.device, s.command, dict(s.params)) for s in steps)
+        return Meaning((Reading("executed", commands),))
     if intent == "HassNevermind":
         return Meaning((Reading("noop"),))
     if "name" in sample.slots and sample.device is None and sample.scene is None:
@@ -819,11 +813,7 @@ def _delayed(sample: Sample) -> Meaning:
 
 
 def _domain_of(device_id: str | None) -> str:
-    return "" if device_id is None else world().device(device_id).domain
-
-
-def _step(step: Mapping[str, Any]) -> Command:
-    return Command(step["device"], step["command"], step.get("params", {}))
+    return "" if device_id is None else ha_domain(world().device(device_id))
 
 
 def _place_devices(sample: Sample, domain_devices: Sequence[Device]) -> list[Device]:
@@ -843,7 +833,7 @@ def targets(sample: Sample) -> list[list[Device]]:
     if sample.device is not None:
         return [[w.device(sample.device)]]
     if sample.intent == "HassVacuumCleanArea":
-        return [[d for d in w.devices if d.domain == "vacuum"]]
+        return [[d for d in w.devices if ha_domain(d) == "vacuum"]]
     domains = set(_domains(sample.template))
     if sample.intent == "HassClimateGetTemperature":
         domains = {"sensor"}
@@ -854,10 +844,10 @@ def targets(sample: Sample) -> list[list[Device]]:
         and not any(x in said for x in SWITCH_WORDS)
     ):
         domains = {"light"}  # zh-TW's <switch> words include 燈光
-    devices = [d for d in w.devices if d.domain in domains]
+    devices = [d for d in w.devices if ha_domain(d) in domains]
     everywhere = any(x in said for x in ("家里", "家中", "全屋", "整个家"))
     if sample.cover_class is not None:
-        devices = [d for d in devices if d.domain != "cover" or d.id in COVER_CLASSES]
+        devices = [d for d in devices if ha_domain(d) != "cover" or d.id in COVER_CLASSES]
         classes = _classes_said(sample)
         by_class = [d for d in devices if COVER_CLASSES.get(d.id) in classes]
         # 窗帘 is jiayu's type word for every blind: the class or the type.
@@ -915,14 +905,14 @@ def _named(
     words = list(dict.fromkeys(_KIND_WORD.findall(said)))
     generic = [k for k in words if k in GENERIC_KINDS]
     kinds = [k for k in words if k not in GENERIC_KINDS]
-    exact = [d for d in devices if any(spoken_room + k in d.names for k in generic)]
+    exact = [d for d in devices if any(spoken_room + k in names_of(d) for k in generic)]
     if spoken_room and exact:
         return exact, [], []
     by_kind = [d for d in devices if set(kinds) & _kinds(d)]
     bare = [
         d
         for d in devices
-        if any(n.removeprefix(w.rooms[d.room][0]) == k for k in generic for n in d.names)
+        if any(n.removeprefix(w.rooms[d.room][0]) == k for k in generic for n in names_of(d))
     ]
     if room is None and sample.floor is None:
         return by_kind, by_kind, []
@@ -979,7 +969,7 @@ def _high_risk(command: Command) -> bool:
 
 def _command(intent: str, slots: Mapping[str, Any], device: Device) -> Command | None:
     """The jiayu command for the intent on one device, or None when it cannot."""
-    caps = device.caps
+    caps = device.capabilities
     if intent in ("HassTurnOn", "HassTurnOff"):
         on = intent == "HassTurnOn"
         if "cover" in caps:
@@ -1026,7 +1016,8 @@ def _command(intent: str, slots: Mapping[str, Any], device: Device) -> Command |
 
 
 def _light_set(slots: Mapping[str, Any], device: Device) -> Command | None:
-    caps, limits = device.caps, device.limits.get("color_temp", {"min": 2700, "max": 6500})
+    caps, limit = device.capabilities, device.limits.get("color_temp")
+    limits = {"min": 2700, "max": 6500} if limit is None else {"min": limit.min, "max": limit.max}
     if "brightness" in slots:
         if "brightness" not in caps:
             return None

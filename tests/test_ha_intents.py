@@ -6,6 +6,7 @@ no meaning for. `uv run python scripts/ha_floor.py` prints the numbers and lists
 from __future__ import annotations
 
 from collections import Counter
+from dataclasses import replace
 from typing import Any
 
 import ha_floor
@@ -100,29 +101,6 @@ def test_a_wrong_device_is_told_apart_from_a_miss() -> None:
         t for t in ha_floor.templates("zh-CN") if t.intent == "HassTurnOn" and "{name}" in t.text
     )
     sample = next(s for s in ha_floor.sample_template(template) if s.device is not None)
-    right = ha_floor.Sample(
-        template,
-        "打开书房台灯",
-        sample.slots,
-        sample.words,
-        "lamp_study",
-        None,
-        None,
-        None,
-        None,
-        None,
-    )
-    assert ha_floor.judge(right, engine).kind == "right"
-    other = ha_floor.Sample(
-        template,
-        "打开客厅风扇",
-        sample.slots,
-        sample.words,
-        "lamp_study",
-        None,
-        None,
-        None,
-        None,
-        None,
-    )
-    assert ha_floor.judge(other, engine).kind == "wrong-device"
+    lamp = replace(sample, device="lamp_study", room=None, floor=None, speaker=None)
+    assert ha_floor.judge(replace(lamp, text="打开书房台灯"), engine).kind == "right"
+    assert ha_floor.judge(replace(lamp, text="打开客厅风扇"), engine).kind == "wrong-device"
