@@ -474,7 +474,7 @@ def _coherent(value: str, after: str, device: Device | None) -> bool:
 # holds set|change|increase|decrease|make), a count asked of a temperature (温度有几个), an
 # aspect after 的 (关闭的着: zh-TW's state value and the template's 著 both optional).
 _UNSAYABLE = re.compile(
-    r"的的|的嘅|嘅的|嘅嘅|的着|百分之[^%趴]*[%趴]|[A-JL-Za-jl-z]{2,}|温度有几个"
+    r"的的|的嘅|嘅的|嘅嘅|的着|[的嘅]咗|百分之[^%趴]*[%趴]|[A-JL-Za-jl-z]{2,}|温度有几个"
 )
 _DOUBLED = re.compile(r"(\w{2,})\1")  # 车库车库: an area and a class word that are one
 
