@@ -472,9 +472,12 @@ def _coherent(value: str, after: str, device: Device | None) -> bool:
 # Expansions of HA's templates that no speaker says: a doubled 的 (a list value's own 的 before
 # the template's), 百分之 and % on one number, English verbs (zh-CN's <numeric_value_set>
 # holds set|change|increase|decrease|make), a count asked of a temperature (温度有几个), an
-# aspect after 的 (关闭的着: zh-TW's state value and the template's 著 both optional).
+# aspect after 的 or after a finished state (关闭的着, 已上锁着: zh-TW's state values and the
+# template's 著 are both optional), 是多少 before what is counted (是多少吊扇是关了: HA's
+# <how_many_is> is also its "what is").
 _UNSAYABLE = re.compile(
-    r"的的|的嘅|嘅的|嘅嘅|的着|[的嘅]咗|百分之[^%趴]*[%趴]|[A-JL-Za-jl-z]{2,}|温度有几个"
+    r"的的|的嘅|嘅的|嘅嘅|的着|[的嘅]咗|(上锁|锁上|着)着|百分之[^%趴]*[%趴]|[A-JL-Za-jl-z]{2,}"
+    r"|温度有几个|是多少(?![度吗呢?？]|$)"
 )
 _DOUBLED = re.compile(r"(\w{2,})\1")  # 车库车库: an area and a class word that are one
 
