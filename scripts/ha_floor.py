@@ -65,6 +65,31 @@ def _got(verdict: ha_floor.Verdict) -> str:
     return f"{verdict.outcome} {sent}".strip() + f" «{verdict.reply}»"
 
 
+def _by_word(by_group: dict[str, dict[str, list[ha_floor.Verdict]]], examples: int) -> list[str]:
+    """Each word jiayu said it did not understand: how often, in which intents, examples."""
+    seen: dict[str, list[ha_floor.Verdict]] = defaultdict(list)
+    for groups in by_group.values():
+        for verdicts in groups.values():
+            for v in verdicts:
+                if v.kind == "unknown":
+                    for word in set(_QUOTED.findall(v.reply)) or {"(no words named)"}:
+                        seen[word].append(v)
+    ranked = sorted(seen.items(), key=lambda kv: -len(kv[1]))
+    out = ["## Words not understood, each counted once per sentence (all languages)"]
+    out.append("  " + ", ".join(f"{w} {len(vs)}" for w, vs in ranked))
+    out.append("")
+    out.append("## By word (the 60 most frequent)")
+    for word, verdicts in ranked[:60]:
+        intents = Counter(f"{v.sample.template.language} {v.sample.intent}" for v in verdicts)
+        out.append(
+            f"### {word} ({len(verdicts)}): "
+            + ", ".join(f"{k} {n}" for k, n in intents.most_common())
+        )
+        out += [f"- {v.sample.text}" for v in verdicts[:examples]]
+    out.append("")
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--failures", type=Path, default=DEFAULT_FAILURES)
@@ -107,15 +132,7 @@ def main(argv: list[str] | None = None) -> int:
 
     command = f"cd {where} && uv run --no-sync python {Path(__file__).resolve()}"
     out = [command, "", *lines, ""]
-    words: Counter[str] = Counter()
-    for groups in by_group.values():
-        for verdicts in groups.values():
-            for v in verdicts:
-                if v.kind == "unknown":
-                    words.update(set(_QUOTED.findall(v.reply)) or {"(no words named)"})
-    out.append("## Words not understood, each counted once per sentence (all languages)")
-    out.append("  " + ", ".join(f"{w} {n}" for w, n in words.most_common(120)))
-    out.append("")
+    out += _by_word(by_group, args.examples)
     for intent_key in sorted(by_group, key=lambda k: -sum(map(len, by_group[k].values()))):
         groups = by_group[intent_key]
         out.append(f"## {intent_key}: {sum(map(len, groups.values()))} misses")

@@ -476,7 +476,7 @@ def _coherent(value: str, after: str, device: Device | None) -> bool:
 # template's 著 are both optional), 是多少 before what is counted (是多少吊扇是关了: HA's
 # <how_many_is> is also its "what is").
 _UNSAYABLE = re.compile(
-    r"的的|的嘅|嘅的|嘅嘅|的着|[的嘅]咗|(上锁|锁上|着)着|百分之[^%趴]*[%趴]|[A-JL-Za-jl-z]{2,}"
+    r"的的|的嘅|嘅的|嘅嘅|的[着著]|[的嘅]咗|(上锁|锁上|[着著])[着著]|百分之[^%趴]*[%趴]|[A-JL-Za-jl-z]{2,}"
     r"|温度有几个|是多少(?![度吗呢?？]|$)"
 )
 _DOUBLED = re.compile(r"(\w{2,})\1")  # 车库车库: an area and a class word that are one
