@@ -502,6 +502,14 @@ def _sayable(text: str, draw: _Draw) -> bool:
     return True
 
 
+def _called(word: str, cover_class: str) -> bool:
+    """Whether some cover of that class is called by the word (COVER_WORDS)."""
+    return any(
+        word in words and COVER_CLASSES[device] == cover_class
+        for device, words in COVER_WORDS.items()
+    )
+
+
 def _kinds(device: Device) -> set[str]:
     """The kind words a device is called by: in its names, and its cover words."""
     room = world().rooms[device.room][0]
@@ -673,6 +681,8 @@ def fill(template: Template, skeleton: str, rng: random.Random) -> Sample | None
                 draw.slots[f"{slot}@words"] = said
                 if list_name == "cover_classes":
                     draw.cover_class = str(value.value_out)
+                    if not _called(simplified(said), draw.cover_class):
+                        return None
         if not _coherent(said, after, draw.device if list_name == "name" else None):
             return None
         draw.words[slot] = said
