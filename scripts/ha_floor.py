@@ -123,6 +123,12 @@ def main(argv: list[str] | None = None) -> int:
             for reason, n in sorted(unsupported.items())
         )
         lines.append(f"  unsupported {sum(unsupported.values())}: {listed}")
+        outcomes = Counter(
+            v.outcome for v in verdicts if isinstance(v.expected, ha_floor.Unsupported)
+        )
+        lines.append(
+            "  unsupported outcomes: " + ", ".join(f"{o} {n}" for o, n in outcomes.most_common())
+        )
         for v in verdicts:
             if v.kind not in ("right", "quiet"):
                 by_group[f"{language} {v.sample.intent}"][_why(v)].append(v)
