@@ -40,8 +40,10 @@ LANGUAGES = ("zh-CN", "zh-TW", "zh-HK")
 SEED = 29
 PER_TEMPLATE = 20
 """Distinct sentences per template (fewer when the template cannot say that many)."""
-SKELETON_CAP = 5000
-"""Skeletons enumerated per template before the seeded pick (none of today's reaches it)."""
+SKELETON_CAP = 1_000_000
+"""Skeletons enumerated per template before the seeded pick (today's largest has 90,000)."""
+DRAWS = 20
+"""Fillings drawn per sentence wanted before a template is taken to say no more."""
 FLOOR = {"zh-CN": 0.99, "zh-TW": 0.98, "zh-HK": 0.98}
 
 # Home Assistant's domain of each jiayu device type in the home.
@@ -710,7 +712,7 @@ def sample_template(template: Template, per_template: int = PER_TEMPLATE) -> lis
     shapes = skeletons(template)
     rng.shuffle(shapes)
     seen: dict[str, Sample] = {}
-    for attempt in range(per_template * 6):
+    for attempt in range(per_template * DRAWS):
         sample = fill(template, shapes[attempt % len(shapes)], rng)
         if sample is not None and sample.text not in seen:
             seen[sample.text] = sample
