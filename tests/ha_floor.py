@@ -172,8 +172,11 @@ COVER_KINDS = (
     "院子门",
     "铁门",
 )
+CLIMATE_KINDS = ("空调", "冷气", "暖风机")
 _KIND_WORD = re.compile(
-    "|".join(sorted({*LIGHT_WORDS, *FAN_WORDS, *COVER_KINDS}, key=len, reverse=True))
+    "|".join(
+        sorted({*LIGHT_WORDS, *FAN_WORDS, *COVER_KINDS, *CLIMATE_KINDS}, key=len, reverse=True)
+    )
 )
 GENERIC_KINDS = frozenset({"灯", "灯光", "照明", "风扇", "电扇", "电风扇"})
 SWITCH_WORDS = ("开关", "电源", "插座", "通断器")
