@@ -172,10 +172,11 @@ COVER_KINDS = (
     "院子门",
     "铁门",
 )
-CLIMATE_KINDS = ("空调", "冷气", "暖风机")
+# 空调 is not said of a heater, nor 插座 of a pump's switch (HA's switch words include 插座).
+OTHER_KINDS = ("空调", "冷气", "暖风机", "插座")
 _KIND_WORD = re.compile(
     "|".join(
-        sorted({*LIGHT_WORDS, *FAN_WORDS, *COVER_KINDS, *CLIMATE_KINDS}, key=len, reverse=True)
+        sorted({*LIGHT_WORDS, *FAN_WORDS, *COVER_KINDS, *OTHER_KINDS}, key=len, reverse=True)
     )
 )
 GENERIC_KINDS = frozenset({"灯", "灯光", "照明", "风扇", "电扇", "电风扇"})
@@ -481,7 +482,7 @@ def _coherent(value: str, after: str, device: Device | None) -> bool:
 # template's 著 are both optional), 是多少 before what is counted (是多少吊扇是关了: HA's
 # <how_many_is> is also its "what is").
 _UNSAYABLE = re.compile(
-    r"的的|的嘅|嘅的|嘅嘅|的[着著]|[的嘅]咗|(上锁|锁上|[着著])[着著]|百分之[^%趴]*[%趴]|[A-JL-Za-jl-z]{2,}"
+    r"的的|的嘅|嘅的|嘅嘅|的[着著]|[的嘅着著了咗]咗|(上锁|锁上|[着著])[着著]|百分之[^%趴]*[%趴]|[A-JL-Za-jl-z]{2,}"
     r"|温度有几个|是多少(?![度吗呢?？]|$)"
 )
 _DOUBLED = re.compile(r"(\w{2,})\1")  # 车库车库: an area and a class word that are one
