@@ -468,9 +468,12 @@ def _coherent(value: str, after: str, device: Device | None) -> bool:
         return False  # 楼上楼, 二层楼: the floor's name already says it
     if value.endswith("的") and after.startswith("的"):
         return False
-    if device is not None and ha_domain(device) != "light":
+    if device is not None:
+        # After a name only a plain 灯/灯光 (a light's own), never a kind (阅读台灯的台灯).
         rest = after.removeprefix("的")
-        if any(rest.startswith(w) for w in LIGHT_WORDS):
+        allowed = GENERIC_KINDS if ha_domain(device) == "light" else frozenset()
+        said = _KIND_WORD.match(rest)
+        if said is not None and said.group() not in allowed:
             return False
     return True
 
@@ -812,7 +815,12 @@ def meaning(sample: Sample) -> Meaning | Unsupported:
     if "name" in sample.slots and sample.device is None and sample.scene is None:
         return Unsupported(f"{intent} ({'/'.join(domains)})")
     sets = targets(sample)
-    return Meaning(tuple(r for t in sets for r in _act(sample, t)))
+    readings = tuple(r for t in sets for r in _act(sample, t))
+    if intent in VALUE_ONLY and not re.search(VALUE_ONLY[intent], simplified(sample.text)):
+        # 把大厅调成46%: no word says what is set, and a question back is the contract's
+        # answer to an ambiguous clause (HA's template means the lights or the thermostat).
+        readings += (Reading("clarify"),)
+    return Meaning(readings)
 
 
 # What the commands a timer runs (HassStartTimer's {timer_command}) mean in the home.
@@ -829,6 +837,13 @@ def _delayed(sample: Sample) -> Meaning:
     units = {"hours": 3600, "minutes": 60, "seconds": 1}
     delay = sum(float(sample.slots.get(k, 0)) * n for k, n in units.items())
     return Meaning((Reading("scheduled", (command,), delay=delay),))
+
+
+# Words that say what a value sets; without one, the sentence may be asked back.
+VALUE_ONLY = {
+    "HassLightSet": "灯|亮度|照明|颜色|色温|光",
+    "HassClimateSetTemperature": "温度|空调|冷气|度",
+}
 
 
 def _domain_of(device_id: str | None) -> str:
@@ -887,7 +902,9 @@ def targets(sample: Sample) -> list[list[Device]]:
         # with no place, the contract's name may be in another room than the speaker's.
         here, anywhere, bare = _named(sample, said, devices)
         if spoken and here:
-            readings = [here, *readings] if quantified else [here]
+            # A question over 书房的灯 may be asked of the study's lights as a set.
+            keep = quantified or sample.intent == "HassGetState"
+            readings = [here, *readings] if keep else [here]
         elif not spoken:
             readings += [r for r in (here, anywhere) if r]
         if bare and not (spoken and here):
