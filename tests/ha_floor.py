@@ -839,6 +839,20 @@ def _delayed(sample: Sample) -> Meaning:
     return Meaning((Reading("scheduled", (command,), delay=delay),))
 
 
+# A state asked of without a word that asks or describes (吗, 是, 正在, 已, 着…) is a command.
+COMMANDED = {
+    "on": "HassTurnOn",
+    "open": "HassTurnOn",
+    "locked": "HassTurnOn",
+    "off": "HassTurnOff",
+    "closed": "HassTurnOff",
+    "unlocked": "HassTurnOff",
+}
+_ASKS = re.compile(
+    r"[吗嗎呢呀?？]|不|否|有|哪|几|幾|多少|什么|怎|如何|是|系|处于|正|已|着|著|在|了|中|紧"
+)
+
+
 # Words that say what a value sets; without one, the sentence may be asked back.
 VALUE_ONLY = {
     "HassLightSet": "灯|亮度|照明|颜色|色温|光",
@@ -964,12 +978,18 @@ def _named(
     return here, by_kind, _place_devices(sample, bare)
 
 
-def _act(sample: Sample, devices: list[Device]) -> Iterator[Reading]:
-    """The readings of the intent on one set of devices."""
-    intent, slots = sample.intent, sample.slots
+def _act(sample: Sample, devices: list[Device], intent: str = "") -> Iterator[Reading]:
+    """The readings of the intent (the sample's, unless given) on one set of devices."""
+    intent, slots = intent or sample.intent, sample.slots
     if intent == "HassGetState" or intent == "HassClimateGetTemperature":
         if devices:
             yield Reading("answered", answers=frozenset(d.id for d in devices))
+        said = simplified(sample.text)
+        state = slots.get("state")
+        if state in COMMANDED and not _ASKS.search(said):
+            # 全部灯光关上, 所有的台灯开: with every optional part left out HA's question is
+            # the command in words, and jiayu may take it as one.
+            yield from _act(sample, devices, COMMANDED[state])
         return
     commands: list[Command] = []
     for device in devices:
