@@ -849,8 +849,12 @@ COMMANDED = {
     "unlocked": "HassTurnOff",
 }
 _ASKS = re.compile(
-    r"[吗嗎呢呀?？]|不|否|有|哪|几|幾|多少|什么|怎|如何|是|系|处于|正|已|着|著|在|了|中|紧"
+    r"[吗嗎呢呀?？]|不|否|(?<!所)有|哪|几|幾|多少|什么|怎|如何|是|系|处于|正|已|着|著|在|了|中|紧"
 )
+
+
+# What makes a question one over a set (有没有灯开着, 哪些灯开着, 几盏灯开着, 都…).
+_OVER_A_SET = re.compile(r"有没有|有任何|任何|有无|有冇|哪|边|几|幾|多少|所有|全部|都|家里|全屋")
 
 
 # Words that say what a value sets; without one, the sentence may be asked back.
@@ -985,6 +989,11 @@ def _act(sample: Sample, devices: list[Device], intent: str = "") -> Iterator[Re
         if devices:
             yield Reading("answered", answers=frozenset(d.id for d in devices))
         said = simplified(sample.text)
+        unplaced = sample.room is None and sample.floor is None and sample.speaker is None
+        if unplaced and len(devices) > 1 and not _OVER_A_SET.search(said):
+            # 灯光是开着的吗 with fourteen lights: a type word with no place, no quantifier and
+            # several matches is asked back by the contract (HA answers for all of them).
+            yield Reading("clarify")
         state = slots.get("state")
         if state in COMMANDED and not _ASKS.search(said):
             # 全部灯光关上, 所有的台灯开: with every optional part left out HA's question is
