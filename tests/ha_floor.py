@@ -172,8 +172,11 @@ COVER_KINDS = (
     "院子门",
     "铁门",
 )
-# 空调 is not said of a heater, nor 插座 of a pump's switch (HA's switch words include 插座).
-OTHER_KINDS = ("空调", "冷气", "暖风机", "插座")
+# 空调 is not said of a heater, nor 插座 of a pump's switch, nor 开关 of a plug: HA's switch
+# words (开关, 电源, 插座, 通断器) name every switch-domain entity.
+OTHER_KINDS = ("空调", "冷气", "暖风机", "插座", "开关", "电源", "通断器")
+TYPE_KINDS = {"Switch": ("开关", "电源", "通断器"), "SmartPlug": ("插座", "电源")}
+SWITCH_AFTER_NAME = frozenset({"开关", "电源", "插座", "通断器"})
 _KIND_WORD = re.compile(
     "|".join(
         sorted({*LIGHT_WORDS, *FAN_WORDS, *COVER_KINDS, *OTHER_KINDS}, key=len, reverse=True)
@@ -471,7 +474,9 @@ def _coherent(value: str, after: str, device: Device | None) -> bool:
     if device is not None:
         # After a name only a plain 灯/灯光 (a light's own), never a kind (阅读台灯的台灯).
         rest = after.removeprefix("的")
-        allowed = GENERIC_KINDS if ha_domain(device) == "light" else frozenset()
+        # A device's own power switch may be said after its name (客厅空调的电源).
+        own = GENERIC_KINDS if ha_domain(device) == "light" else frozenset()
+        allowed = own | SWITCH_AFTER_NAME
         said = _KIND_WORD.match(rest)
         if said is not None and said.group() not in allowed:
             return False
@@ -525,7 +530,7 @@ def _kinds(device: Device) -> set[str]:
     bare = [n.removeprefix(room) for n in names_of(device)]
     # A suffix of the bare name, not a substring: 阳台灯 is the balcony's 灯, not a 台灯.
     found = {k for k in _KIND_WORD.pattern.split("|") if any(b.endswith(k) for b in bare)}
-    return found | set(COVER_WORDS.get(device.id, ()))
+    return found | set(COVER_WORDS.get(device.id, ())) | set(TYPE_KINDS.get(device.type, ()))
 
 
 _PLACEHOLDER = re.compile(r"\{([^{}]+)\}")
