@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     # Only its type: a grammar-only engine never loads the fallback (nor dashscope).
     from jiayu.compiler.llm import FallbackParse
 
-log = logging.getLogger("jiayu")
+log = logging.getLogger(__name__)
 
 
 @filled_directly  # one per compile kept (compiler/cache.py): 1.4 → 0.4 µs to make (timeit)
@@ -71,8 +71,11 @@ def gate(
         if whole and not fallback:
             # No fallback: a clause whose target was only found fuzzily is asked back (the
             # planner does), so a low-confidence parse still never acts on a guess.
-            log.info(
-                "jiayu.low_confidence",
+            log.debug(
+                "understood %r with low confidence %.2f and no fallback: unclear targets are "
+                "asked back",
+                compiled.text,
+                compiled.confidence,
                 extra={
                     "session": session,
                     "text": compiled.text,
@@ -83,7 +86,9 @@ def gate(
     if fallback:
         return AskLLM(stray)
     log.info(
-        "jiayu.no_parse",
+        "not understood, nothing sent: %r (%s)",
+        compiled.text,
+        getattr(compiled, "reason", "stray"),
         extra={
             "session": session,
             "text": compiled.text,
@@ -110,7 +115,11 @@ def from_llm(
 ) -> Understood | NotUnderstood:
     """What the fallback's one answer means for the turn."""
     log.info(
-        "jiayu.llm_route",
+        "asked the model about %r: %s in %.2f s%s",
+        compiled.text,
+        "understood" if answer.clauses is not None else "not understood",
+        answer.call_s,
+        f" ({answer.reason})" if answer.reason else "",
         extra={
             "session": session,
             "text": compiled.text,
