@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -126,23 +126,46 @@ def test_an_audit_log_replaced_by_a_directory_stops_the_sends(
     assert engine.hub.read("lock_front")["locked"] is True
 
 
+def _breaking_after_first_send(audit: Path, lines: list[str]) -> Callable[..., None]:
+    """A listener that makes the audit log unwritable once the first send is finished, after
+    keeping the lines written so far in `lines`."""
+
+    def listener(kind: str, command: object, reason: str | None) -> None:
+        if kind == "finished" and not lines:
+            lines.extend(audit.read_text("utf-8").splitlines())
+            audit.unlink()
+            audit.mkdir()
+
+    return listener
+
+
 def test_commands_always_list_what_was_sent_even_when_the_audit_fails_after(
     demo_home: Home, tmp_path: Path
 ) -> None:
     audit = tmp_path / "audit.jsonl"
     engine = Engine(demo_home, audit_path=audit)
     lines: list[str] = []
+    break_after_first_send = _breaking_after_first_send(audit, lines)
 
-    def break_after_first_send(kind: str, command: object, reason: str | None) -> None:
-        if kind == "finished" and not lines:
-            lines.extend(audit.read_text("utf-8").splitlines())
-            audit.unlink()
-            audit.mkdir()
+    # A turn's commands go out in as few sends as the devices allow: one device twice is two
+    # sends, and the audit log is written ahead of each.
+    result = engine.turn("打开客厅灯，再把客厅灯关掉", listener=break_after_first_send)
+    assert _sent(result) == [("light_living", "turn_on")]
+    assert engine.hub.read("light_living")["on"] is True  # the turn_off was never sent
+    assert [json.loads(x)["result"] for x in lines] == ["sending"]
+
+
+def test_one_send_of_several_devices_is_audited_whole_before_it_leaves(
+    demo_home: Home, tmp_path: Path
+) -> None:
+    audit = tmp_path / "audit.jsonl"
+    engine = Engine(demo_home, audit_path=audit)
+    lines: list[str] = []
+    break_after_first_send = _breaking_after_first_send(audit, lines)
 
     result = engine.turn("打开客厅灯和卧室灯", listener=break_after_first_send)
-    assert _sent(result) == [("light_living", "turn_on")]
-    assert engine.hub.read("light_bedroom")["on"] is False
-    assert [json.loads(x)["result"] for x in lines] == ["sending"]
+    assert _sent(result) == [("light_living", "turn_on"), ("light_bedroom", "turn_on")]
+    assert [json.loads(x)["result"] for x in lines] == ["sending", "sending"]
 
 
 def _home_with(device: dict[str, object]) -> Home:

@@ -7,7 +7,6 @@ given when it was set still counts for a command that was high-risk then."""
 from __future__ import annotations
 
 import copy
-import gc
 import json
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -54,8 +53,7 @@ def _engine(doc: dict[str, Any], schedules: Path) -> Engine:
 
 def _restart(engine: Engine, doc: dict[str, Any], schedules: Path) -> Engine:
     """The engine stopped, the home edited, a new engine on the same schedules file."""
-    del engine
-    gc.collect()
+    engine.close()
     return _engine(doc, schedules)
 
 
