@@ -207,18 +207,15 @@ class Draft:
     ) -> Resolution:
         """The clause's devices, resolved once per turn: the session does not change while a
         turn is planned, so the same question has the same answer on every pass."""
-        asked = (clause, tuple(focus), previous)
+        asked = (clause, tuple(focus), previous)  # hashed once: a clause hashes field by field
         resolved = self.memo.resolved
-        if asked in resolved:
-            found = resolved[asked]
-            assert found is not None
-            return found
-        ctx = self.ctx
-        resolution = ctx.resolver.resolve(
-            clause, ctx.session, focus=focus, previous=previous, area=ctx.area
-        )
-        resolved[asked] = resolution
-        return resolution
+        found = resolved.get(asked)
+        if found is None:
+            ctx = self.ctx
+            found = resolved[asked] = ctx.resolver.resolve(
+                clause, ctx.session, focus=focus, previous=previous, area=ctx.area
+            )
+        return found
 
     def narrow(self, clause: Clause, options: tuple[str, ...], answer: Clause) -> Resolution | None:
         """What an answer (书房的, 第二个) picks among a question's options, once per turn."""
