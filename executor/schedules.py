@@ -323,6 +323,8 @@ _SCHEDULE = {
         "created": {"type": "string"},
         # Optional: files written before scenes had delayed steps do not have it.
         "scene": {"type": "string"},
+        # Optional: written only when true (files from before it are unconfirmed).
+        "confirmed": {"type": "boolean"},
     },
 }
 _DOCUMENT = {
@@ -372,6 +374,7 @@ def _parse(data: object, source: str) -> list[Schedule]:
                 item["condition"],
                 created,
                 item.get("scene"),
+                item.get("confirmed", False),
             )
         )
     if problems:

@@ -143,6 +143,9 @@ class Schedule:
             "created": self.created.isoformat(),
             # Only on a scene's step: a file with none is byte for byte what it was before.
             **({"scene": self.scene} if self.scene is not None else {}),
+            # Only when confirmed: a risky command's 确认 must survive a restart, or it would
+            # be held at fire time for a confirmation it was already given.
+            **({"confirmed": True} if self.confirmed else {}),
         }
 
 

@@ -100,6 +100,19 @@ def test_a_command_confirmed_when_set_is_sent_when_it_fires(tmp_path: Path) -> N
     assert fired.commands == [{"device": "garage_door", "command": "open", "params": {}}]
 
 
+def test_a_confirmation_given_when_set_survives_a_restart(tmp_path: Path) -> None:
+    path = tmp_path / "schedules.json"
+    engine = _engine(DEMO, path)
+    assert engine.turn("半小时后打开车库门", "s").outcome == "confirm"
+    assert engine.turn("确认", "s").outcome == "scheduled"
+    engine = _restart(engine, DEMO, path)
+    (fired,) = engine.run_due(START + timedelta(minutes=31))
+    assert fired.outcome == "executed", fired.reply
+    assert fired.commands == [{"device": "garage_door", "command": "open", "params": {}}]
+    assert isinstance(engine.hub, SimulatedHub)
+    assert engine.hub.sent == [("garage_door", "open", {})]
+
+
 @settings(
     max_examples=40,
     deadline=None,

@@ -302,6 +302,12 @@ def test_times_without_offsets_and_repeated_ids_are_reported_after_the_shape(
     ]
 
 
+def test_a_confirmed_flag_that_is_not_a_boolean_is_reported(tmp_path: Path) -> None:
+    path = tmp_path / "schedules.json"
+    doc = {"version": 1, "schedules": [{**schedule(NOW).to_json(), "confirmed": "yes"}]}
+    assert _problems(path, doc) == [f'{path}: /schedules/0/confirmed: "yes" is not a boolean']
+
+
 @pytest.mark.parametrize(
     ("text", "problem"),
     [
