@@ -2,7 +2,8 @@
 that, unlike a clock on a shared VM, gives the same number run after run (±2%), so a change
 worth a few percent can be told from noise.
 
-    uv run --group bench python benchmarks/instructions.py      (needs valgrind; ~1 min)
+    uv run --group bench python benchmarks/instructions.py [unseen|repeated]
+                                        (needs valgrind; ~1 min; both unless one is named)
 
 On the demo home, the peer benchmark's sentences (benchmarks/hassil_compare.py) are split in
 two as benchmarks/unseen.py splits them: the engine warms up on one half; then each sentence
@@ -20,7 +21,7 @@ import shutil
 import subprocess
 import sys
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -85,20 +86,21 @@ def count(script: str, *args: str) -> tuple[int, dict[str, int]]:
     return int(found[1].replace(",", "")), json.loads(done.stdout.strip().splitlines()[-1])
 
 
-def main() -> None:
+def main(modes: Sequence[str]) -> None:
     if shutil.which("valgrind") is None:
         raise SystemExit("needs valgrind (apt-get install valgrind)")
     base, sizes = count(__file__, "base")
-    unseen, _ = count(__file__, "unseen")
-    repeated, _ = count(__file__, "repeated")
     print(f"demo home, {sizes['timed']} unseen and {sizes['warm']} repeated sentences:")
-    print(f"  unseen turn:   {(unseen - base) / sizes['timed'] / 1000:7.1f}k instructions")
-    per_repeated = (repeated - base) / (REPEATS * sizes["warm"])
-    print(f"  repeated turn: {per_repeated / 1000:7.1f}k instructions")
-
+    if "unseen" in modes:
+        unseen, _ = count(__file__, "unseen")
+        print(f"  unseen turn:   {(unseen - base) / sizes['timed'] / 1000:7.1f}k instructions")
+    if "repeated" in modes:
+        repeated, _ = count(__file__, "repeated")
+        per_repeated = (repeated - base) / (REPEATS * sizes["warm"])
+        print(f"  repeated turn: {per_repeated / 1000:7.1f}k instructions")
 
 if __name__ == "__main__":
     if len(sys.argv) == 3 and sys.argv[1] == "--child":
         _child(sys.argv[2])
     else:
-        main()
+        main(sys.argv[1:] or ("unseen", "repeated"))

@@ -153,10 +153,7 @@ class AsyncRunner:
         turn's commands to different devices go out in one call (`send_plan`)."""
         report = Report()
         sends: list[asyncio.Task[None]] = []
-        for parts in send_plan(batches, together=self._send_many is not None):
-            group = (
-                [c for _, commands in parts for c in commands] if len(parts) > 1 else parts[0][1]
-            )
+        for group, parts in send_plan(batches, together=self._send_many is not None):
             # A group waits for every command queued before it on any of its devices.
             before = {self._tails[c.device] for c in group if c.device in self._tails}
             task = asyncio.create_task(

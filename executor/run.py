@@ -16,7 +16,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 from jiayu.executor.audit import AuditError, AuditLog
 from jiayu.executor.hubs import Hub, HubError
@@ -91,10 +91,7 @@ class SyncRunner:
         With a `send_many` hub, the turn's commands go out in `send_plan`'s groups: one call
         per group, so a turn whose devices are all different is one round trip."""
         report = Report()
-        for parts in send_plan(batches, together=self._send_many is not None):
-            group = (
-                [c for _, commands in parts for c in commands] if len(parts) > 1 else parts[0][1]
-            )
+        for group, parts in send_plan(batches, together=self._send_many is not None):
             ready = audit_ahead(group, report, self.audit, session, text)
             if not ready:
                 continue
@@ -124,42 +121,37 @@ class SyncRunner:
         return "ok"
 
 
-def send_groups(commands: Sequence[Command], *, together: bool) -> list[list[Command]]:
-    """The commands in order, cut into the groups that each go out in one hub call: with
-    `together` (a hub with `send_many`), consecutive runs with no device twice, so a device's
-    commands keep their order; else one command per group."""
-    groups: list[list[Command]] = []
-    devices: set[str] = set()
-    for command in commands:
-        if not groups or not together or command.device in devices:
-            groups.append([])
-            devices = set()
-        groups[-1].append(command)
-        devices.add(command.device)
-    return groups
-
-
 Part = tuple[Batch, list[Command]]
 """Commands of one batch within a group sent in one call."""
 
 
-def send_plan(batches: Sequence[Batch], *, together: bool) -> list[list[Part]]:
-    """The turn's commands, every batch's in order, cut into `send_groups` across batches:
-    the planner has planned every clause before anything is sent, so no clause waits on an
-    earlier one's send, and clauses to different devices share one hub call. Each group is
-    given as the parts of the batches it carries, to settle each command in its own batch."""
-    commands = [c for b in batches for c in b.commands]
-    owners = [b for b in batches for _ in b.commands]
-    plan: list[list[Part]] = []
-    at = 0
-    for group in send_groups(commands, together=together):
-        parts: list[Part] = []
-        for owner, command in zip(owners[at : at + len(group)], group, strict=True):
-            if not parts or parts[-1][0] is not owner:
-                parts.append((owner, []))
+class Group(NamedTuple):
+    """Commands that go out in one hub call, and the batches they came from."""
+
+    commands: list[Command]
+    parts: list[Part]
+    """The group's commands by the batch each settles in, in order."""
+
+
+def send_plan(batches: Sequence[Batch], *, together: bool) -> list[Group]:
+    """The turn's commands, every batch's in order, cut into the groups that each go out in
+    one hub call: with `together` (a hub with `send_many`), consecutive runs with no device
+    twice, so a device's commands keep their order; else one command per group. The planner
+    has planned every clause before anything is sent, so no clause waits on an earlier one's
+    send, and clauses to different devices share one hub call."""
+    plan: list[Group] = []
+    devices: set[str] = set()
+    for batch in batches:
+        for command in batch.commands:
+            if not plan or not together or command.device in devices:
+                plan.append(Group([], []))
+                devices = set()
+            commands, parts = plan[-1]
+            commands.append(command)
+            if not parts or parts[-1][0] is not batch:
+                parts.append((batch, []))
             parts[-1][1].append(command)
-        at += len(group)
-        plan.append(parts)
+            devices.add(command.device)
     return plan
 
 

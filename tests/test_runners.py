@@ -19,7 +19,7 @@ from jiayu.executor.arun import AsyncRunner, ThreadedHub, as_async
 from jiayu.executor.audit import AuditError, AuditLog
 from jiayu.executor.hubs import HubError, SimulatedHub
 from jiayu.executor.hubs.base import Reads, Sends
-from jiayu.executor.run import Report, SyncRunner, send_groups
+from jiayu.executor.run import Report, SyncRunner, send_plan
 from jiayu.home import Home
 from jiayu.ir import Command
 from jiayu.planner.plan import Batch
@@ -197,10 +197,12 @@ def test_sync_run_keeps_a_devices_order_by_cutting_the_batch(demo_home: Home) ->
     assert [(d, c) for d, c, _ in hub.sent] == [(c.device, c.command) for c in commands]
 
 
-def test_send_groups_without_send_many_is_one_command_each() -> None:
-    commands = [on("a"), on("b")]
-    assert send_groups(commands, together=False) == [[on("a")], [on("b")]]
-    assert send_groups(commands, together=True) == [commands]
+def test_send_plan_without_send_many_is_one_command_each() -> None:
+    batch = Batch([on("a"), on("b")])
+    alone = send_plan([batch], together=False)
+    assert [group.commands for group in alone] == [[on("a")], [on("b")]]
+    assert [group.parts for group in alone] == [[(batch, [on("a")])], [(batch, [on("b")])]]
+    assert [group.commands for group in send_plan([batch], together=True)] == [batch.commands]
 
 
 def test_sync_run_a_failed_audit_line_stops_that_command_and_every_later_one(
