@@ -15,7 +15,7 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime
 from itertools import chain
 from operator import attrgetter
-from typing import Any, NamedTuple, Protocol
+from typing import Any, NamedTuple, Protocol, cast
 
 from jiayu.catalog import apply_command
 from jiayu.errors import JiayuError
@@ -91,8 +91,9 @@ class Memo(NamedTuple):
     """Fresh reads so far, by device."""
     written: dict[Hashable, object]
     """Answers to the turn's writes, by what each write does (`write_key`)."""
-    resolved: dict[Hashable, Resolution | None]
-    """The resolver's answers, by the question asked."""
+    resolved: dict[Hashable, tuple[object, Resolution | None]]
+    """The resolver's answers, by the question asked (`Draft.resolve`), each beside what
+    was asked, which that keeps alive."""
 
 
 def new_memo() -> Memo:
@@ -207,23 +208,30 @@ class Draft:
     ) -> Resolution:
         """The clause's devices, resolved once per turn: the session does not change while a
         turn is planned, so the same question has the same answer on every pass."""
-        asked = (clause, tuple(focus), previous)  # hashed once: a clause hashes field by field
+        # Keyed by the clause object, not its value: hashing a clause walks every field of
+        # every part of it in Python. A pass runs again on the same parsed clauses; one that
+        # makes a clause anew only resolves it again, to the same answer. The clause is kept
+        # in the memo beside its answer, so its id names no other object in this turn.
+        asked = (id(clause), tuple(focus), previous)
         resolved = self.memo.resolved
         found = resolved.get(asked)
         if found is None:
             ctx = self.ctx
-            found = resolved[asked] = ctx.resolver.resolve(
+            found = resolved[asked] = clause, ctx.resolver.resolve(
                 clause, ctx.session, focus=focus, previous=previous, area=ctx.area
             )
-        return found
+        return cast(Resolution, found[1])
 
     def narrow(self, clause: Clause, options: tuple[str, ...], answer: Clause) -> Resolution | None:
         """What an answer (书房的, 第二个) picks among a question's options, once per turn."""
-        asked = ("narrow", clause, options, answer)
+        asked = ("narrow", id(clause), options, id(answer))
         resolved = self.memo.resolved
-        if asked not in resolved:
-            resolved[asked] = self.ctx.resolver.narrow(clause, options, answer)
-        return resolved[asked]
+        found = resolved.get(asked)
+        if found is None:
+            found = resolved[asked] = (clause, answer), self.ctx.resolver.narrow(
+                clause, options, answer
+            )
+        return found[1]
 
     def answered(self, op: Write) -> bool:
         """Whether this write (its next asking in this pass) was answered in an earlier pass:
