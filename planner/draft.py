@@ -111,7 +111,9 @@ def write_key(op: Write) -> Hashable:
 @dataclass(slots=True)
 class Draft:
     """One turn while it is planned, then while its batches run: everything the Result and
-    the session need. Parts keep the reply in the order the clauses were said."""
+    the session need. Parts keep the reply in the order the clauses were said. Made on
+    every pass from the four it is given; the rest is what planning fills in, so not
+    parameters (a field that is one is tested against its default on each pass)."""
 
     text: str
     ctx: Inputs
@@ -119,29 +121,31 @@ class Draft:
     """Reads, write answers and resolutions fetched so far in this turn (kept across passes)."""
     pending_in: Pending = None
     """The question the session was waiting on when the turn began."""
-    pending: Pending = None
+    pending: Pending = field(default=None, init=False)
     """The question the session waits on after this turn."""
-    parts: list[str | Batch] = field(default_factory=list)
-    batches: list[Batch] = field(default_factory=list)
+    parts: list[str | Batch] = field(default_factory=list, init=False)
+    batches: list[Batch] = field(default_factory=list, init=False)
     """The Batch parts, in order (`add_batch` keeps both)."""
-    outcomes: list[Outcome] = field(default_factory=list)
-    held: list[Command] = field(default_factory=list)
-    answers: list[dict[str, Any]] = field(default_factory=list)
-    options: list[str] = field(default_factory=list)
-    failures: list[dict[str, Any]] = field(default_factory=list)
-    devices: list[str] = field(default_factory=list)
-    asked: bool = False  # a clause asks: it and every later clause wait for the answer
+    outcomes: list[Outcome] = field(default_factory=list, init=False)
+    held: list[Command] = field(default_factory=list, init=False)
+    answers: list[dict[str, Any]] = field(default_factory=list, init=False)
+    options: list[str] = field(default_factory=list, init=False)
+    failures: list[dict[str, Any]] = field(default_factory=list, init=False)
+    devices: list[str] = field(default_factory=list, init=False)
+    asked: bool = field(default=False, init=False)
+    """A clause asks: it and every later clause wait for the answer."""
     # What this turn will have done to each device it reads or commands, so a later clause
     # reads the state the earlier ones leave (调亮一点，再调亮一点 moves two steps).
-    overlay: dict[str, dict[str, Any]] = field(default_factory=dict)
-    planned: set[Command] = field(default_factory=set)
+    overlay: dict[str, dict[str, Any]] = field(default_factory=dict, init=False)
+    planned: set[Command] = field(default_factory=set, init=False)
     """Commands queued so far (a command compares equal when its params do too)."""
-    unread: set[str] = field(default_factory=set)
+    unread: set[str] = field(default_factory=set, init=False)
     """Devices whose read failed, already listed in `failures`."""
-    scheduled: list[dict[str, Any]] = field(default_factory=list)
-    timings: dict[str, float] = field(default_factory=dict)
-    stop_scene: bool = False  # 算了/停下 with nothing waiting: stops a running long scene
-    writes: dict[Hashable, int] = field(default_factory=dict)
+    scheduled: list[dict[str, Any]] = field(default_factory=list, init=False)
+    timings: dict[str, float] = field(default_factory=dict, init=False)
+    stop_scene: bool = field(default=False, init=False)
+    """算了/停下 with nothing waiting: stops a running long scene."""
+    writes: dict[Hashable, int] = field(default_factory=dict, init=False)
     """How often each write was asked in this pass: the same write said twice is two."""
 
     def say(self, outcome: Outcome, reply: str) -> None:
