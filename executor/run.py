@@ -16,7 +16,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal, NamedTuple
+from typing import Any, Literal
 
 from jiayu.executor.audit import AuditError, AuditLog
 from jiayu.executor.hubs import Hub, HubError
@@ -125,12 +125,8 @@ Part = tuple[Batch, list[Command]]
 """Commands of one batch within a group sent in one call."""
 
 
-class Group(NamedTuple):
-    """Commands that go out in one hub call, and the batches they came from."""
-
-    commands: list[Command]
-    parts: list[Part]
-    """The group's commands by the batch each settles in, in order."""
+Group = tuple[list[Command], list[Part]]
+"""Commands that go out in one hub call, and the same commands by the batch each settles in."""
 
 
 def send_plan(batches: Sequence[Batch], *, together: bool) -> list[Group]:
@@ -142,17 +138,26 @@ def send_plan(batches: Sequence[Batch], *, together: bool) -> list[Group]:
     plan: list[Group] = []
     devices: set[str] = set()
     for batch in batches:
-        for command in batch.commands:
-            if not plan or not together or command.device in devices:
-                plan.append(Group([], []))
-                devices = set()
-            commands, parts = plan[-1]
-            commands.append(command)
-            if not parts or parts[-1][0] is not batch:
-                parts.append((batch, []))
-            parts[-1][1].append(command)
-            devices.add(command.device)
+        commands = batch.commands
+        start = 0  # the batch's commands from here on go in the last group
+        for at, command in enumerate(commands):
+            device = command.device
+            if plan and together and device not in devices:
+                devices.add(device)
+                continue
+            if at > start:
+                _join(plan[-1], batch, commands[start:at])
+            plan.append(([], []))
+            devices = {device}
+            start = at
+        if start < len(commands):
+            _join(plan[-1], batch, commands[start:])
     return plan
+
+
+def _join(group: Group, batch: Batch, commands: list[Command]) -> None:
+    group[0].extend(commands)
+    group[1].append((batch, commands))
 
 
 def audit_ahead(

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime
 from itertools import chain
 from operator import attrgetter
-from typing import Any, NamedTuple, Protocol, cast
+from typing import Any, NamedTuple, Protocol
 
 from jiayu.catalog import apply_command
 from jiayu.errors import JiayuError
@@ -91,13 +91,15 @@ class Memo(NamedTuple):
     """Fresh reads so far, by device."""
     written: dict[Hashable, object]
     """Answers to the turn's writes, by what each write does (`write_key`)."""
-    resolved: dict[Hashable, tuple[object, Resolution | None]]
-    """The resolver's answers, by the question asked (`Draft.resolve`), each beside what
-    was asked, which that keeps alive."""
+    resolved: dict[Hashable, tuple[Clause, Resolution]]
+    """The resolver's answers, by the question asked (`Draft.resolve`), each beside the
+    clause asked of, which that keeps alive."""
+    narrowed: dict[Hashable, tuple[tuple[Clause, Clause], Resolution | None]]
+    """What answers picked among a question's options (`Draft.narrow`), likewise."""
 
 
 def new_memo() -> Memo:
-    return Memo({}, {}, {})
+    return Memo({}, {}, {}, {})
 
 
 def write_key(op: Write) -> Hashable:
@@ -224,15 +226,15 @@ class Draft:
             found = resolved[asked] = clause, ctx.resolver.resolve(
                 clause, ctx.session, focus=focus, previous=previous, area=ctx.area
             )
-        return cast(Resolution, found[1])
+        return found[1]
 
     def narrow(self, clause: Clause, options: tuple[str, ...], answer: Clause) -> Resolution | None:
         """What an answer (书房的, 第二个) picks among a question's options, once per turn."""
-        asked = ("narrow", id(clause), options, id(answer))
-        resolved = self.memo.resolved
-        found = resolved.get(asked)
+        asked = (id(clause), options, id(answer))
+        narrowed = self.memo.narrowed
+        found = narrowed.get(asked)
         if found is None:
-            found = resolved[asked] = (clause, answer), self.ctx.resolver.narrow(
+            found = narrowed[asked] = (clause, answer), self.ctx.resolver.narrow(
                 clause, options, answer
             )
         return found[1]
