@@ -1,15 +1,17 @@
 """What each fast path of the planner and the runners saves, in instructions per turn.
 
-    uv run --group bench python benchmarks/fastpaths.py [NAME ...]   (needs valgrind)
+    uv run --group bench python benchmarks/fastpaths.py [--repeated] [NAME ...]
+                                                            (needs valgrind)
 
 Each fast path is a shortcut for the common case beside a general way that gives the same
 (its guard test says so), a memo, or a hand-written `__init__` beside the one a dataclass
 would generate. For each, two processes switch the fast path off first (the general way is
 put in its place), then warm the engine as benchmarks/instructions.py does (the demo home,
 the peer sentences' warm half twice); one stops there, the other says the warm half once
-more and the other half once (unseen); cachegrind counts the instructions of each, and their
-difference is per turn. The share is the fast path's saving over the turn with every fast
-path on.
+more and the other half once (unseen), or with --repeated the warm half three times more
+(repeated turns alone, instructions.py's repeated turn); cachegrind counts the instructions
+of each, and their difference is per turn. The share is the fast path's saving over the turn
+with every fast path on.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from instructions import count, warmed  # noqa: E402
+from instructions import REPEATS, count, warmed  # noqa: E402
 
 
 def _settle_each(*args: Any) -> bool:
@@ -143,10 +145,10 @@ FAST_PATHS = ("run.settle_all", "Result.__init__", "build.builder_of", "ir.fille
 def _child(name: str, mode: str) -> None:
     _off(name)
     say, warm, timed = warmed()
-    if mode == "turns":
-        for text in [*warm, *timed]:
-            say(text)
-    print(json.dumps({"turns": len(warm) + len(timed)}))
+    said = {"turns": [*warm, *timed], "repeated": [*warm] * REPEATS}.get(mode, [])
+    for text in said:
+        say(text)
+    print(json.dumps({"turns": len(said)}))
 
 
 def _count(name: str, mode: str) -> tuple[int, int]:
@@ -155,14 +157,20 @@ def _count(name: str, mode: str) -> tuple[int, int]:
 
 
 def main(names: Sequence[str]) -> None:
+    mode = "turns"
+    if names and names[0] == "--repeated":
+        mode, names = "repeated", names[1:]
     warm, _ = _count("base", "warm")
-    on, turns = _count("base", "turns")
+    on, turns = _count("base", mode)
     per_turn = (on - warm) / turns
-    print(f"demo home, {turns} turns (a warm half again and an unseen half)")
+    if mode == "repeated":
+        print(f"demo home, {turns} turns (the warm half three times more)")
+    else:
+        print(f"demo home, {turns} turns (a warm half again and an unseen half)")
     print(f"  all fast paths on: {per_turn / 1000:.1f}k instructions a turn")
     for name in names or FAST_PATHS:
         off_warm, _ = _count(name, "warm")
-        off, _ = _count(name, "turns")
+        off, _ = _count(name, mode)
         saved = (off - off_warm) / turns - per_turn
         print(f"  {name:<22} saves {saved / 1000:6.2f}k a turn = {100 * saved / per_turn:5.2f}%")
 
