@@ -99,6 +99,7 @@ def main(modes: Sequence[str]) -> None:
         per_repeated = (repeated - base) / (REPEATS * sizes["warm"])
         print(f"  repeated turn: {per_repeated / 1000:7.1f}k instructions")
 
+
 if __name__ == "__main__":
     if len(sys.argv) == 3 and sys.argv[1] == "--child":
         _child(sys.argv[2])

@@ -223,8 +223,11 @@ class Draft:
         found = resolved.get(asked)
         if found is None:
             ctx = self.ctx
-            found = resolved[asked] = clause, ctx.resolver.resolve(
-                clause, ctx.session, focus=focus, previous=previous, area=ctx.area
+            found = resolved[asked] = (
+                clause,
+                ctx.resolver.resolve(
+                    clause, ctx.session, focus=focus, previous=previous, area=ctx.area
+                ),
             )
         return found[1]
 
@@ -234,8 +237,9 @@ class Draft:
         narrowed = self.memo.narrowed
         found = narrowed.get(asked)
         if found is None:
-            found = narrowed[asked] = (clause, answer), self.ctx.resolver.narrow(
-                clause, options, answer
+            found = narrowed[asked] = (
+                (clause, answer),
+                self.ctx.resolver.narrow(clause, options, answer),
             )
         return found[1]
 
