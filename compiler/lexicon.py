@@ -22,6 +22,7 @@ from jiayu.grammar.vocab import (
     CLASSIFIERS,
     COMPOUND_WORDS,
     FILLER_WORDS,
+    NAME_SYNONYMS,
     ROOM_SYNONYMS,
     TABLES,
     UNHEARD,
@@ -112,7 +113,7 @@ def _home_entries(home: Home) -> tuple[dict[str, Entry], frozenset[str], list[st
     # then the fixed vocabulary: a home cannot turn 确认 or 所有 into one of its names, and a
     # bare name 灯 stays the type word 灯 (the resolver still tries it as a name). Words of
     # other domains (天气, 你好) come first of all: a scene may well be called 晚安.
-    entries: dict[str, Entry] = dict(_room_variants(home))
+    entries: dict[str, Entry] = {**dict(_room_variants(home)), **dict(_name_variants(home))}
     names: list[str] = []  # their characters are taken all at once, at the end
     # Most rooms have the same few bare names (台灯, 空调): each is made plain only once.
     bare_entries: dict[str, Entry] = {}
@@ -165,6 +166,20 @@ def _room_variants(home: Home) -> Iterable[tuple[str, Entry]]:
     for said, rooms in found.items():
         if len(rooms) == 1:  # a variant two rooms could mean names neither
             yield said, Entry("ROOM", rooms.pop(), said, "alias")
+
+
+def _name_variants(home: Home) -> Iterable[tuple[str, Entry]]:
+    """Devices said by another word for the same thing (阳台雨棚 for 阳台遮阳棚, 雨棚 for the
+    bare name 遮阳棚), as aliases of the name they vary; the home's own names come later and
+    win."""
+    for device in home.devices:
+        bare = home.bare_name(device)
+        for word in (device.name, *device.aliases, *((bare,) if bare else ())):
+            key = plain_name(word)
+            for usual, variant in NAME_SYNONYMS:
+                if usual in key:
+                    said = key.replace(usual, variant)
+                    yield said, Entry("NAME", key, key, "alias")
 
 
 def _fixed_words() -> dict[str, _Word]:
@@ -638,9 +653,12 @@ def _word_roles(tokens: list[Token], text: str) -> list[Token]:
     count, a separator or a role of the same word (NEG → CANCEL), so the kinds lexed are all
     a later pass can meet (tests/test_lexer_passes.py checks that the skips change nothing).
     """
-    if text.endswith(_ASKING_ENDS) and ("是" in text or "系" in text):
-        tokens = _asked_state(tokens)
     kinds = set(map(_KIND, tokens))  # no bytecode a token
+    if "QSET" in kinds or _MARKS_STATE.search(text):
+        said = tokens
+        tokens = _copula_state(tokens)
+        if tokens is not said:
+            kinds = set(map(_KIND, tokens))
     if "STATE" in kinds or "ASKED" in kinds:  # most utterances have neither
         tokens = _state_asked(tokens)
         kinds = set(map(_KIND, tokens))
@@ -652,24 +670,47 @@ def _word_roles(tokens: list[Token], text: str) -> list[Token]:
     return tokens  # most utterances: not even a copy of the list is made
 
 
-# The particles that end a question (吗, Cantonese 呀): see _asked_state.
-_ASKING_ENDS = ("吗", "呀", "嘛")
+# The words that say a state is, not that it should be: 灯是打开 and 门已上锁 ask, 打开灯 acts.
+_COPULAS = frozenset({"是", "系", "是否", "处于", "已", "已经"})
+_MARKS_STATE = re.compile("|".join(sorted({w[0] for w in _COPULAS})))
+# Said after the state, they add nothing to it (关的, 打开的吗, 开了吗).
+_AFTER_STATE = frozenset({"DE", "ASKED"})
 
 
-def _asked_state(tokens: list[Token]) -> list[Token]:
-    """灯都是打开吗 / 电视系闩吗: 是 (系) + 打开/关闭 + a question particle at the end asks
-    whether the state holds; the particle is the asking word (ASKED), not a filler, so the
-    verb is never sent as a command."""
+def _copula_state(tokens: list[Token]) -> list[Token]:
+    """灯都是打开吗 / 全部灯光都是关闭 / 窗户是否都已上锁 / 有灯处于关的吗: a copula (是, 系,
+    是否, 处于) or 已 (already) before an on/off verb said last says a state, never a command
+    (no one orders with 是, nor orders what is done already); so does a set question's verb
+    (有电源关的). In a set question the verb is the state asked about; else it asks whether
+    the state holds (QSTATE). A 的 or asking word after the verb belongs to the state."""
     words = [i for i, t in enumerate(tokens) if t.kind != FILLER]
-    if not words or words[-1] == 0 or tokens[words[-1]].kind not in ("ON", "OFF"):
+    if len(words) > 1 and tokens[words[-1]].kind in _AFTER_STATE:
+        after, last = words[-1], words[-2]
+    elif words:
+        after, last = None, words[-1]
+    else:
         return tokens
-    last = words[-1]
-    if tokens[last - 1].kind != FILLER or tokens[last - 1].text not in ("是", "系"):
+    verb = tokens[last]
+    if verb.kind not in ("ON", "OFF") or any(t.kind in _NO_STATE for t in tokens):
         return tokens
-    for i in range(last + 1, len(tokens)):
-        if tokens[i].text in _ASKING_ENDS:
-            return [*tokens[:i], _as(tokens[i], "ASKED", "asked"), *tokens[i + 1 :]]
-    return tokens
+    asks_set = any(t.kind == "QSET" for t in tokens)
+    before = last - 1
+    while before >= 0 and tokens[before].kind == FILLER and tokens[before].text not in _COPULAS:
+        before -= 1
+    if not asks_set and (before < 0 or tokens[before].kind != FILLER):
+        return tokens
+    out = list(tokens)
+    if after is not None:
+        out[after] = _as(tokens[after], FILLER, None)
+    if not asks_set:
+        locks = verb.kind == "OFF" and "锁" in verb.text  # 上锁 says locked, 解锁 says open
+        asked = ("locked", True) if locks else ("on", verb.kind == "ON")
+        out[last] = _as(verb, "QSTATE", asked)
+    return out
+
+
+# A copula inside a condition or beside a question word is not asking about the verb's state.
+_NO_STATE = frozenset({"IF", "THEN", "QWORD", "QVERB"})
 
 
 def _state_asked(tokens: list[Token]) -> list[Token]:

@@ -96,6 +96,7 @@ FILLERS = (
     "当前",
     "喂",
     "是",
+    "是否",  # a copula that asks: 灯是否打开 (compiler/lexicon.py reads the state after it)
     "系",  # Cantonese 是 (係)
     "喽",
     "咧",
@@ -473,6 +474,7 @@ TABLES: dict[str, dict[str, Any]] = {
         "排插": "SmartPlug",
         "开关": "Switch",
         "通断器": "Switch",
+        "电源": "Switch",  # what a switch cuts: 关掉电源, 有电源开着吗
         "空调": "AirConditioner",
         "冷气机": "AirConditioner",
         "冷气": "AirConditioner",
@@ -1634,6 +1636,17 @@ ROOM_SYNONYMS = (
     ("儿童房", "孩子房"),
     ("厨房", "灶间"),
     ("阳台", "露台"),
+)
+
+# Devices said by another word for the same thing: a home whose awning is called 遮阳棚 is
+# also reached by 雨棚 (compiler/lexicon.py adds the variant as an alias of each name that
+# holds the usual word, unless the home uses it already).
+NAME_SYNONYMS = (
+    ("遮阳棚", "遮阳篷"),
+    ("遮阳棚", "雨棚"),
+    ("遮阳棚", "雨蓬"),
+    ("遮阳棚", "遮雨棚"),
+    ("百叶窗", "百叶帘"),
 )
 
 # Classifiers that turn a number into a count: 三个插座, 两盏灯.
