@@ -670,17 +670,23 @@ def _word_roles(tokens: list[Token], text: str) -> list[Token]:
     return tokens  # most utterances: not even a copy of the list is made
 
 
-# The words that say a state is, not that it should be: 灯是打开 and 门已上锁 ask, 打开灯 acts.
-_COPULAS = frozenset({"是", "系", "是否", "处于", "已", "已经"})
-_MARKS_STATE = re.compile("|".join(sorted({w[0] for w in _COPULAS})))
+# The words that say a state is, not that it should be: 灯是打开, 门已上锁 and 窗帘正在打开
+# ask, 打开灯 acts.
+_SAYS_STATE = frozenset(
+    {"是", "系", "是否", "是不是", "系唔系", "是唔是", "处于", "已", "已经", "正在", "正"}
+)
+_MARKS_STATE = re.compile("|".join(sorted({w[0] for w in _SAYS_STATE})))
+# Said between those words and the verb: fillers and 都 (是否都关闭, 都是已上锁).
+_BETWEEN = frozenset({FILLER, "DOU"})
 # Said after the state, they add nothing to it (关的, 打开的吗, 开了吗).
 _AFTER_STATE = frozenset({"DE", "ASKED"})
 
 
 def _copula_state(tokens: list[Token]) -> list[Token]:
     """灯都是打开吗 / 全部灯光都是关闭 / 窗户是否都已上锁 / 有灯处于关的吗: a copula (是, 系,
-    是否, 处于) or 已 (already) before an on/off verb said last says a state, never a command
-    (no one orders with 是, nor orders what is done already); so does a set question's verb
+    是否, 处于), 已 (already) or 正在 (being) before an on/off verb said last says a state,
+    never a command (no one orders with 是, nor what is done or being done already); so does a
+    set question's verb
     (有电源关的). In a set question the verb is the state asked about; else it asks whether
     the state holds (QSTATE). A 的 or asking word after the verb belongs to the state."""
     words = [i for i, t in enumerate(tokens) if t.kind != FILLER]
@@ -695,9 +701,11 @@ def _copula_state(tokens: list[Token]) -> list[Token]:
         return tokens
     asks_set = any(t.kind == "QSET" for t in tokens)
     before = last - 1
-    while before >= 0 and tokens[before].kind == FILLER and tokens[before].text not in _COPULAS:
+    while (
+        before >= 0 and tokens[before].kind in _BETWEEN and tokens[before].text not in _SAYS_STATE
+    ):
         before -= 1
-    if not asks_set and (before < 0 or tokens[before].kind != FILLER):
+    if not asks_set and (before < 0 or tokens[before].kind not in _BETWEEN):
         return tokens
     out = list(tokens)
     if after is not None:

@@ -97,6 +97,10 @@ FILLERS = (
     "喂",
     "是",
     "是否",  # a copula that asks: 灯是否打开 (compiler/lexicon.py reads the state after it)
+    "是不是",
+    "系唔系",  # Cantonese 是不是
+    "是唔是",
+    "正",  # 正关上: being closed, as 正在
     "系",  # Cantonese 是 (係)
     "喽",
     "咧",
@@ -180,6 +184,8 @@ _PACE_VERBS = ("调", "开", "转")
 
 # Words for a fan's or an air conditioner's swing, said as the feature (TABLES "FEATURE").
 _SWINGS = ("摇头", "摆头", "摇摆", "摆风", "扫风", "左右扫风", "上下扫风", "左右摆风")
+# The classifiers a set question counts or picks with: 几盏灯, 哪扇门.
+_SET_CLASSIFIERS = ("个", "盏", "台", "只", "扇", "部", "组", "道", "把")
 TABLES: dict[str, dict[str, Any]] = {
     # The 打开 and 关闭 clusters; the per-device command is chosen by the resolver. These are
     # the words no morphology composes: the verb stems and the lexicalised forms, each listed
@@ -335,6 +341,7 @@ TABLES: dict[str, dict[str, Any]] = {
         "遮光率": "position",
         "开度": "position",
         "状态": "state",
+        "状况": "state",
         "速度": "fan_speed",
         "转速": "fan_speed",
         "档位": "fan_speed",
@@ -367,6 +374,8 @@ TABLES: dict[str, dict[str, Any]] = {
     # Named light colours (CONTRACTS.md §1): the engine maps them within the light's limits.
     "COLOR": {
         "暖光": "warm",
+        "烛光": "warm",  # candlelight: the warmest white
+        "蜡烛光": "warm",
         "暖白光": "warm",
         "暖黄光": "warm",
         "暖色": "warm",
@@ -375,6 +384,8 @@ TABLES: dict[str, dict[str, Any]] = {
         "冷光": "cool",
         "冷白光": "cool",
         "白光": "cool",
+        "正白光": "cool",
+        "正白": "cool",
         "日光": "cool",
         "冷色": "cool",
         "冷色光": "cool",
@@ -474,6 +485,8 @@ TABLES: dict[str, dict[str, Any]] = {
         "排插": "SmartPlug",
         "开关": "Switch",
         "通断器": "Switch",
+        "开关掣": "Switch",  # Cantonese: a wall switch (hk2s writes 开关制)
+        "开关制": "Switch",
         "电源": "Switch",  # what a switch cuts: 关掉电源, 有电源开着吗
         "空调": "AirConditioner",
         "冷气机": "AirConditioner",
@@ -788,6 +801,10 @@ TABLES: dict[str, dict[str, Any]] = {
         "说说": None,
         "播报": None,
         "是咩": None,
+        "系咩": None,  # Cantonese 是什么
+        "乜嘢": None,
+        "是乜嘢": None,
+        "系乜嘢": None,
         "几多": None,
         "几多度": "temperature",
         "设的多少": None,
@@ -934,32 +951,33 @@ TABLES: dict[str, dict[str, Any]] = {
         "哪几台": "which",
         "有哪些": "which",
         "边啲": "which",
-        # 哪扇门 / 哪一盏灯 / 哪道窗: which, with the classifier of what is asked about.
+        # 哪扇门 / 哪一盏灯 / 哪道窗 / Cantonese 边扇 (边 is 哪; Hong Kong writes 道 as 度):
+        # which, with the classifier of what is asked about.
         **{
-            "哪" + one + classifier: "which"
-            for classifier in ("个", "盏", "台", "只", "扇", "部", "组", "道", "把")
+            which + one + classifier: "which"
+            for which in ("哪", "边")
+            for classifier in (*_SET_CLASSIFIERS, "度")
             for one in ("", "一")
         },
         "哪一些": "which",
         "哪几道": "which",
-        "边个": "which",
-        "边道": "which",
-        "几盏": "count",
-        "几个": "count",
-        "几台": "count",
-        "有几盏": "count",
-        "有几个": "count",
-        "有几台": "count",
-        "多少盏": "count",
-        "多少个": "count",
-        "多少台": "count",
+        # 几盏 / 有多少个 / Cantonese 几多把: how many, with the classifier (not 度: 几度 asks
+        # the temperature).
+        **{
+            has + many + classifier: "count"
+            for has in ("", "有")
+            for many in ("几", "多少", "几多")
+            for classifier in _SET_CLASSIFIERS
+        },
         "有多少": "count",
+        "有几多": "count",
         "有没有": "any",
         "还有没有": "any",
         "有冇": "any",
         "有": "any",
         "有无": "any",
         "有任何": "any",
+        "任何": "any",
         "有没有任何": "any",
         "是否有": "any",
     },
@@ -1482,7 +1500,7 @@ STATE_VERBS: dict[tuple[str, bool], tuple[str, ...]] = {
 STATE_ASPECTS = ("中", "着", "紧", "中着")
 STATE_PERFECT = ("了", "咗")
 # Not being locked, said with no aspect (没上锁, 没有锁的).
-STATE_UNLOCKED = ("没上锁", "没有上锁", "没锁", "没有锁", "未上锁", "解锁")
+STATE_UNLOCKED = ("没上锁", "没有上锁", "没锁", "没有锁", "未上锁", "解锁", "无上锁", "无锁")
 
 # Wrappers around a command that never change its meaning, added to the fillers: requests
 # (能, 可否), tags after it (行不, 好不), vocatives (我说), sentence-final particles.
