@@ -101,6 +101,8 @@ FILLERS = (
     "系唔系",  # Cantonese 是不是
     "是唔是",
     "正",  # 正关上: being closed, as 正在
+    "跳到",  # 跳到下一首: the step is the command
+    "跳",
     "系",  # Cantonese 是 (係)
     "喽",
     "咧",
@@ -513,6 +515,7 @@ TABLES: dict[str, dict[str, Any]] = {
         "音乐": "NetworkAudio",
         "歌": "NetworkAudio",
         "歌曲": "NetworkAudio",
+        "曲目": "NetworkAudio",
         "播放器": "NetworkAudio",
         "媒体播放器": "NetworkAudio",
         "节目": "NetworkAudio",  # what is played: a player
@@ -1051,17 +1054,26 @@ TABLES: dict[str, dict[str, Any]] = {
         "来首歌": "play",
         "播放音乐": "play",
         "暂停": "pause",
+        "播放暂停": "pause",  # playback paused
+        "恢复": "play",  # resumed: 恢复大厅的节目
+        "声音恢复": "unmute",
+        # 下一首 / 上一个歌曲 / 下一集: a step along the tracks, with its classifier and
+        # optionally what is played (个 only before it).
+        **{
+            step + one + unit + played: command
+            for step, command in (("下", "next_track"), ("上", "previous_track"))
+            for one in ("一", "")
+            for unit in ("首", "曲", "集", "台", "个")
+            for played in ("", "歌", "歌曲", "曲目", "曲", "台")
+            if played != unit and (played or unit != "个") and (one or unit != "个")
+        },
         "暂停播放": "pause",
-        "下一首": "next_track",
-        "下一曲": "next_track",
         "切歌": "next_track",
         "跳过": "next_track",
         "跳过这首": "next_track",
         "跳过这集": "next_track",
         "换一首": "next_track",
         "下首": "next_track",
-        "上一首": "previous_track",
-        "上一曲": "previous_track",
         "上首": "previous_track",
         "停": "stop",
         "停止": "stop",
@@ -1075,13 +1087,6 @@ TABLES: dict[str, dict[str, Any]] = {
         "停止运转": "stop",
         "停止运行": "stop",
         "停止工作": "stop",
-        "下一首歌": "next_track",
-        "上一首歌": "previous_track",
-        "下一台": "next_track",
-        "上一台": "previous_track",
-        "下一集": "next_track",
-        "上一集": "previous_track",
-        "下一个台": "next_track",
         "换台": "next_track",
         "换个台": "next_track",
         "换首歌": "next_track",

@@ -33,8 +33,11 @@ MAX_READ_OUT = 4
 
 
 # Actions a clause with no target takes the speaker's room for (a value, a change, a
-# question); never 打开/关闭, which would switch the whole room.
-_PLACED = frozenset({"set", "adjust", "query"})
+# question, a player's controls: 下一首 said in the study is the study's player); never
+# 打开/关闭, which would switch the whole room.
+_PLACED = frozenset(
+    {"set", "adjust", "query", "mute", "unmute", "play", "pause", "next_track", "previous_track"}
+)
 
 
 @filled_directly
