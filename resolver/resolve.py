@@ -40,6 +40,20 @@ _PLACED = frozenset(
 )
 
 
+def cannot(home: Home, devices: Sequence[str], clause: Clause) -> str:
+    """These devices do not support what the clause asks: 台灯不支持调亮度 (three named at
+    most)."""
+    names = [shown(home.device(d).name) for d in devices[:3]]
+    if clause.value is not None and clause.value.attribute:
+        what = say("what.set", attribute=clause.value.attribute)
+    elif clause.action == "query" and clause.attribute:
+        what = say("what.read", attribute=clause.attribute)
+    else:
+        what = say("what.do", action=clause.action)
+    more = len(devices) > 3
+    return say("refuse.unsupported_more" if more else "refuse.unsupported", names=names, what=what)
+
+
 @filled_directly
 @dataclass(frozen=True)
 class Found:
@@ -47,6 +61,8 @@ class Found:
 
     devices: tuple[str, ...]
     match: MatchKind = "exact"
+    skipped: tuple[str, ...] = ()
+    """Members of a set said (所有灯, 客厅) that cannot do it: left out, and named in the reply."""
 
 
 @filled_directly
@@ -389,6 +405,9 @@ class Resolver:
             return Refuse(self._cannot(candidates, clause))
         if target.quantifier == "any":
             return Found((able[0],))
+        if target.count is None and clause.action != "query" and len(able) < len(candidates):
+            # A set command acts on the members that can do it and names those it skipped.
+            return Found(able, skipped=tuple(d for d in candidates if d not in able))
         if target.count is not None and target.count != len(able):
             noun = target.type_word or (target.name.text if target.name else say("word.device"))
             if target.count > len(able):
@@ -612,17 +631,7 @@ class Resolver:
         return say("ask.one_of", names=[shown(d.name) for d in devices])
 
     def _cannot(self, candidates: Sequence[str], clause: Clause) -> str:
-        names = [shown(self.home.device(d).name) for d in candidates[:3]]
-        if clause.value is not None and clause.value.attribute:
-            what = say("what.set", attribute=clause.value.attribute)
-        elif clause.action == "query" and clause.attribute:
-            what = say("what.read", attribute=clause.attribute)
-        else:
-            what = say("what.do", action=clause.action)
-        more = len(candidates) > 3
-        return say(
-            "refuse.unsupported_more" if more else "refuse.unsupported", names=names, what=what
-        )
+        return cannot(self.home, candidates, clause)
 
     def _not_found(self, target: Target) -> str:
         noun = shown(target.name.said if target.name else (target.type_word or say("word.device")))
