@@ -1568,6 +1568,10 @@ COMPLAINT_SECOND: dict[str, tuple[tuple[str, ...], tuple[str, int] | None]] = {
 # Complaints whose actuator must already be on (a dimmer, a quieter): turning one on is no
 # remedy for too much light or noise.
 COMPLAINTS_ON_ONLY = frozenset({"bright", "loud"})
+# Complaints whose cause is the actuator in this state: the noise is what plays. Of several
+# actuators in the place, those in it are meant (the planner reads them); none in it, the
+# ones on.
+COMPLAINT_CAUSES = {"loud": "playing"}
 
 # 换个风格 while a background scene runs (seed 004): stop it and ask which scene is next.
 TABLES["CHANGE"] = dict.fromkeys(

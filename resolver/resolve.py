@@ -17,6 +17,7 @@ from jiayu.actions import NOTHING, can_do, command_for, meaning, meanings, readi
 from jiayu.compiler.build import complaint_of
 from jiayu.grammar.phrases import say
 from jiayu.grammar.vocab import (
+    COMPLAINT_CAUSES,
     COMPLAINT_MODES,
     COMPLAINT_REMEDIES,
     COMPLAINT_SECOND,
@@ -449,9 +450,9 @@ class Resolver:
             return Refuse(
                 say("refuse.complaint_none", places=[p.text for p in places], remedy=kind)
             )
-        if len(able) > 1:
+        if len(able) > 1 and kind not in COMPLAINT_CAUSES:
             return Ask(tuple(able), self._question(able, clause))
-        return Found((able[0],))
+        return Found(tuple(able))  # several that may cause it: the planner reads which does
 
     @staticmethod
     def _unsaid_attribute(clause: Clause, target: Target) -> bool:
