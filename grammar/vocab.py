@@ -1539,7 +1539,9 @@ WRAPPERS = (
 # lock, 扫地 → the vacuum): the type and the type word said for it.
 IMPLIED_OBJECTS: dict[str, tuple[str, str]] = {
     **dict.fromkeys(("开锁", "解锁", "上锁", "反锁"), ("Lock", "锁")),
-    **dict.fromkeys(("关火", "关气", "关煤气", "关燃气"), ("Valve", "阀")),
+    # 关火 implies gas: the valve named 燃气阀 when the home has one (a water valve beside it
+    # is not meant), else any valve, asked among.
+    **dict.fromkeys(("关火", "关气", "关煤气", "关燃气"), ("Valve", "燃气阀")),
 }
 # The same for a verb of the lock stem (锁上, 锁好, 锁一下) and for what a vacuum does.
 IMPLIED_BY_STEM: dict[str, tuple[str, str]] = {LOCK_STEM: ("Lock", "锁")}
