@@ -721,6 +721,10 @@ def _copula_state(tokens: list[Token]) -> list[Token]:
 _NO_STATE = frozenset({"IF", "THEN", "QWORD", "QVERB"})
 
 
+# Said after a state, they ask whether it holds: 开着的不 (开着的吗).
+_STATE_TAGS = frozenset({"不", "冇"})
+
+
 def _state_asked(tokens: list[Token]) -> list[Token]:
     """窗户是关闭中的吗 / 车库门打开着: a state said last, of what was said before it, and no
     set question (哪些) or condition (如果) around it, asks whether it holds (QSTATE)."""
@@ -728,6 +732,10 @@ def _state_asked(tokens: list[Token]) -> list[Token]:
     while last >= 0 and tokens[last].kind == FILLER:
         last -= 1
     out = tokens
+    if last > 0 and tokens[last].text in _STATE_TAGS and tokens[last - 1].kind == "STATE":
+        # 排气扇是开着的不 / 门锁咗冇: a 不 after a state asks, as 吗 does.
+        out = [*tokens[:last], _as(tokens[last], FILLER, None), *tokens[last + 1 :]]
+        tokens, last = out, last - 1
     if last > 0 and tokens[last].kind == "ASKED" and tokens[last].text[0] == "的":
         # 关闭中的吗 is segmented 关闭中 + 的吗: the 的 belongs to the state.
         out = [*tokens[:last], _as(tokens[last], FILLER, None), *tokens[last + 1 :]]

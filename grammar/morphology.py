@@ -118,6 +118,9 @@ def _state_words(v: ModuleType) -> dict[str, tuple[str, bool]]:
         words[word + "的"] = ("locked", False)
         if not word.startswith("解"):  # 解锁 alone is the command
             words[word] = ("locked", False)
+        else:  # 解锁着, 解锁中的: a state, as 打开着 is
+            for aspect in v.STATE_ASPECTS:
+                words[word + aspect] = words[word + aspect + "的"] = ("locked", False)
     return words
 
 
