@@ -656,7 +656,7 @@ def _word_roles(tokens: list[Token], text: str) -> list[Token]:
     kinds = set(map(_KIND, tokens))  # no bytecode a token
     if "QSET" in kinds or _MARKS_STATE.search(text):
         said = tokens
-        tokens = _copula_state(tokens)
+        tokens = _copula_state(_amount_asked(tokens) if "QSET" in kinds else tokens)
         if tokens is not said:
             kinds = set(map(_KIND, tokens))
     if "STATE" in kinds or "ASKED" in kinds:  # most utterances have neither
@@ -680,6 +680,24 @@ _MARKS_STATE = re.compile("|".join(sorted({w[0] for w in _SAYS_STATE})))
 _BETWEEN = frozenset({FILLER, "DOU"})
 # Said after the state, they add nothing to it (关的, 打开的吗, 开了吗).
 _AFTER_STATE = frozenset({"DE", "ASKED"})
+
+
+def _amount_asked(tokens: list[Token]) -> list[Token]:
+    """主人房有几度 / 温度有多少: 有 before an amount asked, or 有多少 said last of an attribute,
+    is "amounts to", not a question over a set."""
+    words = [i for i, t in enumerate(tokens) if t.kind != FILLER]
+    out = tokens
+    for n, i in enumerate(words):
+        token = tokens[i]
+        if token.kind != "QSET" or token.text not in ("有", "有多少", "有几多"):
+            continue
+        after = tokens[words[n + 1]] if n + 1 < len(words) else None
+        before = tokens[words[n - 1]] if n else None
+        if token.text == "有" and after is not None and after.kind == "QWORD":
+            out = [*out[:i], _as(token, FILLER, None), *out[i + 1 :]]
+        elif after is None and before is not None and before.kind == "ATTR":
+            out = [*out[:i], _as(token, "QWORD", None), *out[i + 1 :]]
+    return out
 
 
 def _copula_state(tokens: list[Token]) -> list[Token]:
