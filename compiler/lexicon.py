@@ -12,7 +12,7 @@ and a pinyin reading may never cut through a word said exactly (关掉卫生间 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from operator import attrgetter
 from typing import Any, NamedTuple, cast
 
@@ -168,18 +168,22 @@ def _room_variants(home: Home) -> Iterable[tuple[str, Entry]]:
             yield said, Entry("ROOM", rooms.pop(), said, "alias")
 
 
+def name_variants(name: str) -> Iterator[str]:
+    """A device's plain name (or bare name) said by another word for the same thing: 阳台雨棚
+    for 阳台遮阳棚, 雨棚 for 遮阳棚 (the resolver finds the device by these too)."""
+    for usual, variant in NAME_SYNONYMS:
+        if usual in name:
+            yield name.replace(usual, variant)
+
+
 def _name_variants(home: Home) -> Iterable[tuple[str, Entry]]:
-    """Devices said by another word for the same thing (阳台雨棚 for 阳台遮阳棚, 雨棚 for the
-    bare name 遮阳棚), as aliases of the name they vary; the home's own names come later and
-    win."""
+    """The variants of the devices' names as names of their own (the home's own names come
+    later and win)."""
     for device in home.devices:
         bare = home.bare_name(device)
         for word in (device.name, *device.aliases, *((bare,) if bare else ())):
-            key = plain_name(word)
-            for usual, variant in NAME_SYNONYMS:
-                if usual in key:
-                    said = key.replace(usual, variant)
-                    yield said, Entry("NAME", key, key, "alias")
+            for said in name_variants(plain_name(word)):
+                yield said, Entry("NAME", said, said, "alias")
 
 
 def _fixed_words() -> dict[str, _Word]:
