@@ -320,6 +320,9 @@ class Builder:
         timing = self._payload(time)
         return [_replace(c, when=timing) for c in _actions(rest[-1], "a time")]
 
+    def timed_after(self, clause: Any, time: Leaf) -> Group:
+        return self.timed(time, clause)
+
     def timed_tail(self, *children: Any) -> Group:
         targets, time, tail = children[-3], children[-2], children[-1]
         timing: Timing = self._payload(time)

@@ -12,7 +12,7 @@ and a pinyin reading may never cut through a word said exactly (关掉卫生间 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from operator import attrgetter
 from typing import Any, NamedTuple, cast
 
@@ -22,6 +22,7 @@ from jiayu.grammar.vocab import (
     CLASSIFIERS,
     COMPOUND_WORDS,
     FILLER_WORDS,
+    NAME_SYNONYMS,
     ROOM_SYNONYMS,
     TABLES,
     UNHEARD,
@@ -112,7 +113,7 @@ def _home_entries(home: Home) -> tuple[dict[str, Entry], frozenset[str], list[st
     # then the fixed vocabulary: a home cannot turn 确认 or 所有 into one of its names, and a
     # bare name 灯 stays the type word 灯 (the resolver still tries it as a name). Words of
     # other domains (天气, 你好) come first of all: a scene may well be called 晚安.
-    entries: dict[str, Entry] = dict(_room_variants(home))
+    entries: dict[str, Entry] = {**dict(_room_variants(home)), **dict(_name_variants(home))}
     names: list[str] = []  # their characters are taken all at once, at the end
     # Most rooms have the same few bare names (台灯, 空调): each is made plain only once.
     bare_entries: dict[str, Entry] = {}
@@ -165,6 +166,24 @@ def _room_variants(home: Home) -> Iterable[tuple[str, Entry]]:
     for said, rooms in found.items():
         if len(rooms) == 1:  # a variant two rooms could mean names neither
             yield said, Entry("ROOM", rooms.pop(), said, "alias")
+
+
+def name_variants(name: str) -> Iterator[str]:
+    """A device's plain name (or bare name) said by another word for the same thing: 阳台雨棚
+    for 阳台遮阳棚, 雨棚 for 遮阳棚 (the resolver finds the device by these too)."""
+    for usual, variant in NAME_SYNONYMS:
+        if usual in name:
+            yield name.replace(usual, variant)
+
+
+def _name_variants(home: Home) -> Iterable[tuple[str, Entry]]:
+    """The variants of the devices' names as names of their own (the home's own names come
+    later and win)."""
+    for device in home.devices:
+        bare = home.bare_name(device)
+        for word in (device.name, *device.aliases, *((bare,) if bare else ())):
+            for said in name_variants(plain_name(word)):
+                yield said, Entry("NAME", said, said, "alias")
 
 
 def _fixed_words() -> dict[str, _Word]:
@@ -638,9 +657,12 @@ def _word_roles(tokens: list[Token], text: str) -> list[Token]:
     count, a separator or a role of the same word (NEG → CANCEL), so the kinds lexed are all
     a later pass can meet (tests/test_lexer_passes.py checks that the skips change nothing).
     """
-    if text.endswith(_ASKING_ENDS) and ("是" in text or "系" in text):
-        tokens = _asked_state(tokens)
     kinds = set(map(_KIND, tokens))  # no bytecode a token
+    if "QSET" in kinds or _MARKS_STATE.search(text):
+        said = tokens
+        tokens = _copula_state(_amount_asked(tokens) if "QSET" in kinds else tokens)
+        if tokens is not said:
+            kinds = set(map(_KIND, tokens))
     if "STATE" in kinds or "ASKED" in kinds:  # most utterances have neither
         tokens = _state_asked(tokens)
         kinds = set(map(_KIND, tokens))
@@ -652,24 +674,77 @@ def _word_roles(tokens: list[Token], text: str) -> list[Token]:
     return tokens  # most utterances: not even a copy of the list is made
 
 
-# The particles that end a question (吗, Cantonese 呀): see _asked_state.
-_ASKING_ENDS = ("吗", "呀", "嘛")
+# The words that say a state is, not that it should be: 灯是打开, 门已上锁 and 窗帘正在打开
+# ask, 打开灯 acts.
+_SAYS_STATE = frozenset(
+    {"是", "系", "是否", "是不是", "系唔系", "是唔是", "处于", "已", "已经", "正在", "正"}
+)
+_MARKS_STATE = re.compile("|".join(sorted({w[0] for w in _SAYS_STATE})))
+# Said between those words and the verb: fillers and 都 (是否都关闭, 都是已上锁).
+_BETWEEN = frozenset({FILLER, "DOU"})
+# Said after the state, they add nothing to it (关的, 打开的吗, 开了吗).
+_AFTER_STATE = frozenset({"DE", "ASKED"})
 
 
-def _asked_state(tokens: list[Token]) -> list[Token]:
-    """灯都是打开吗 / 电视系闩吗: 是 (系) + 打开/关闭 + a question particle at the end asks
-    whether the state holds; the particle is the asking word (ASKED), not a filler, so the
-    verb is never sent as a command."""
+def _amount_asked(tokens: list[Token]) -> list[Token]:
+    """主人房有几度 / 温度有多少: 有 before an amount asked, or 有多少 said last of an attribute,
+    is "amounts to", not a question over a set."""
     words = [i for i, t in enumerate(tokens) if t.kind != FILLER]
-    if not words or words[-1] == 0 or tokens[words[-1]].kind not in ("ON", "OFF"):
+    out = tokens
+    for n, i in enumerate(words):
+        token = tokens[i]
+        if token.kind != "QSET" or token.text not in ("有", "有多少", "有几多"):
+            continue
+        after = tokens[words[n + 1]] if n + 1 < len(words) else None
+        before = tokens[words[n - 1]] if n else None
+        if token.text == "有" and after is not None and after.kind == "QWORD":
+            out = [*out[:i], _as(token, FILLER, None), *out[i + 1 :]]
+        elif after is None and before is not None and before.kind == "ATTR":
+            out = [*out[:i], _as(token, "QWORD", None), *out[i + 1 :]]
+    return out
+
+
+def _copula_state(tokens: list[Token]) -> list[Token]:
+    """灯都是打开吗 / 全部灯光都是关闭 / 窗户是否都已上锁 / 有灯处于关的吗: a copula (是, 系,
+    是否, 处于), 已 (already) or 正在 (being) before an on/off verb said last says a state,
+    never a command (no one orders with 是, nor what is done or being done already); so does a
+    set question's verb
+    (有电源关的). In a set question the verb is the state asked about; else it asks whether
+    the state holds (QSTATE). A 的 or asking word after the verb belongs to the state."""
+    words = [i for i, t in enumerate(tokens) if t.kind != FILLER]
+    if len(words) > 1 and tokens[words[-1]].kind in _AFTER_STATE:
+        after, last = words[-1], words[-2]
+    elif words:
+        after, last = None, words[-1]
+    else:
         return tokens
-    last = words[-1]
-    if tokens[last - 1].kind != FILLER or tokens[last - 1].text not in ("是", "系"):
+    verb = tokens[last]
+    if verb.kind not in ("ON", "OFF") or any(t.kind in _NO_STATE for t in tokens):
         return tokens
-    for i in range(last + 1, len(tokens)):
-        if tokens[i].text in _ASKING_ENDS:
-            return [*tokens[:i], _as(tokens[i], "ASKED", "asked"), *tokens[i + 1 :]]
-    return tokens
+    asks_set = any(t.kind == "QSET" for t in tokens)
+    before = last - 1
+    while (
+        before >= 0 and tokens[before].kind in _BETWEEN and tokens[before].text not in _SAYS_STATE
+    ):
+        before -= 1
+    if not asks_set and (before < 0 or tokens[before].kind not in _BETWEEN):
+        return tokens
+    out = list(tokens)
+    if after is not None:
+        out[after] = _as(tokens[after], FILLER, None)
+    if not asks_set:
+        locks = verb.kind == "OFF" and "锁" in verb.text  # 上锁 says locked, 解锁 says open
+        asked = ("locked", True) if locks else ("on", verb.kind == "ON")
+        out[last] = _as(verb, "QSTATE", asked)
+    return out
+
+
+# A copula inside a condition or beside a question word is not asking about the verb's state.
+_NO_STATE = frozenset({"IF", "THEN", "QWORD", "QVERB"})
+
+
+# Said after a state, they ask whether it holds: 开着的不 (开着的吗).
+_STATE_TAGS = frozenset({"不", "冇"})
 
 
 def _state_asked(tokens: list[Token]) -> list[Token]:
@@ -679,6 +754,10 @@ def _state_asked(tokens: list[Token]) -> list[Token]:
     while last >= 0 and tokens[last].kind == FILLER:
         last -= 1
     out = tokens
+    if last > 0 and tokens[last].text in _STATE_TAGS and tokens[last - 1].kind == "STATE":
+        # 排气扇是开着的不 / 门锁咗冇: a 不 after a state asks, as 吗 does.
+        out = [*tokens[:last], _as(tokens[last], FILLER, None), *tokens[last + 1 :]]
+        tokens, last = out, last - 1
     if last > 0 and tokens[last].kind == "ASKED" and tokens[last].text[0] == "的":
         # 关闭中的吗 is segmented 关闭中 + 的吗: the 的 belongs to the state.
         out = [*tokens[:last], _as(tokens[last], FILLER, None), *tokens[last + 1 :]]

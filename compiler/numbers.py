@@ -106,6 +106,11 @@ def chinese_integer(numeral: str) -> int | None:
 # --- times ------------------------------------------------------------------
 
 _AFTER = ("以后", "之后", "后")
+# A timer set after the command (关掉电视设置五小时定时): a delay between these.
+_TIMER_LEADS = ("开始", "设置", "设定", "创建", "设")
+_TIMER_ENDS = ("倒计时", "计时器", "计时", "定时")
+# Between the parts of a delay: 一小时和二十分钟, 一小时又二十分钟.
+_JOINED = ("和", "又")
 # Words of one or two characters in a time: looked up by the characters at hand (two, then
 # one, so 晚上 wins over 晚 and 分钟 over 分) rather than tried one by one, as a time is
 # scanned for at every character that could start one.
@@ -126,7 +131,7 @@ _PARTS = {
 }
 _EVENING = 13  # a shift of 12 hours that also makes 十二点 midnight
 _CLAUSE_BREAK = frozenset(",，。;；!！?？")
-TIME_START = NUMBER_START | frozenset("半过再今明后早上清凌中下傍晚夜")
+TIME_START = NUMBER_START | frozenset("半过再今明后早上清凌中下傍晚夜设开创")
 """Characters a time can start with: a cheap test before scanning."""
 TIME_WORDS = ("小时", "钟头", "分", "秒", "点", ":")
 """Every time said has one of these (a unit of a delay, or the hour of a clock)."""
@@ -149,15 +154,21 @@ def _prefix(text: str, at: int, words: dict[str, int]) -> tuple[int, int | None]
 
 def _scan_delay(text: str, start: int) -> tuple[int, Timing] | None:
     at = start
-    lead = False
+    lead = timer = False
     for word in ("再过", "过"):
         if text.startswith(word, at):
             at, lead = at + len(word), True
             break
+    else:
+        for word in _TIMER_LEADS:
+            if text.startswith(word, at):
+                at, timer = at + len(word), True
+                break
     seconds = 0.0
     parts = 0
     while True:
-        amount, at_amount = _amount(text, at)
+        joined = at + 1 if parts and text.startswith(_JOINED, at) else at
+        amount, at_amount = _amount(text, joined)
         if amount is None:
             break
         end, unit = _prefix(text, at_amount, _DELAY_UNITS)
@@ -169,6 +180,10 @@ def _scan_delay(text: str, start: int) -> tuple[int, Timing] | None:
         at, parts = end, parts + 1
     if parts == 0 or seconds <= 0:
         return None
+    if timer:
+        at += text.startswith("的", at)
+        closed = next((at + len(w) for w in _TIMER_ENDS if text.startswith(w, at)), None)
+        return None if closed is None else (closed, Timing(delay_s=seconds))
     for word in _AFTER:
         if text.startswith(word, at):
             return at + len(word), Timing(delay_s=seconds)

@@ -13,6 +13,7 @@ imported: vocab.py calls them from its own last lines, with every morpheme alrea
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from types import ModuleType
 from typing import Any, NamedTuple
 
@@ -117,7 +118,42 @@ def _state_words(v: ModuleType) -> dict[str, tuple[str, bool]]:
         words[word + "的"] = ("locked", False)
         if not word.startswith("解"):  # 解锁 alone is the command
             words[word] = ("locked", False)
+        else:  # 解锁着, 解锁中的: a state, as 打开着 is
+            for aspect in v.STATE_ASPECTS:
+                words[word + aspect] = words[word + aspect + "的"] = ("locked", False)
     return words
+
+
+def _flat(groups: Iterable[tuple[str, ...]]) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(word for group in groups for word in group))
+
+
+def morphemes() -> dict[str, tuple[tuple[str, ...], bool]]:
+    """The morpheme classes the forms are composed from, by name: (morphemes, whether a form
+    begins with one of them). What `jiayu coverage` counts in place of the composed forms."""
+    v = _vocab()
+    return {
+        "ON_STEMS": (v.ON_STEMS, True),
+        "OFF_STEMS": ((*v.OFF_STEMS, v.LOCK_STEM), True),
+        "DOING_VERBS": (v.DOING_VERBS, True),
+        "SET_STEMS": (v.SET_STEMS, True),
+        "CHANGE_VERBS": ((*v.CHANGE_VERBS, *v.SIZE_ADJECTIVES), True),
+        "DEGREES": (v.DEGREES, True),
+        "PROGRESS_VERBS": (v.PROGRESS_VERBS, True),
+        "STATE_VERBS": (_flat(v.STATE_VERBS.values()), True),
+        "STATE_UNLOCKED": (v.STATE_UNLOCKED, True),
+        "ON_COMPLEMENTS": (v.ON_COMPLEMENTS, False),
+        "OFF_COMPLEMENTS": (v.OFF_COMPLEMENTS, False),
+        "ON_RESULTS": (v.ON_RESULTS, False),
+        "OFF_RESULTS": (v.OFF_RESULTS, False),
+        "ASPECTS": (v.ASPECTS, False),
+        "SET_TO": (v.SET_TO, False),
+        "DEGREE_ENDINGS": (v.DEGREE_ENDINGS, False),
+        "QUALITIES": (_flat((*v.QUALITIES.values(), v.QUALITIES_ALONE)), False),
+        "PROGRESS_RESULTS": (v.PROGRESS_RESULTS, False),
+        "PROGRESS_ASKED": (v.PROGRESS_ASKED, False),
+        "STATE_ASPECTS": ((*v.STATE_ASPECTS, *v.STATE_PERFECT), False),
+    }
 
 
 def derived() -> dict[str, dict[str, Any]]:

@@ -96,6 +96,13 @@ FILLERS = (
     "当前",
     "喂",
     "是",
+    "是否",  # a copula that asks: 灯是否打开 (compiler/lexicon.py reads the state after it)
+    "是不是",
+    "系唔系",  # Cantonese 是不是
+    "是唔是",
+    "正",  # 正关上: being closed, as 正在
+    "跳到",  # 跳到下一首: the step is the command
+    "跳",
     "系",  # Cantonese 是 (係)
     "喽",
     "咧",
@@ -179,6 +186,8 @@ _PACE_VERBS = ("调", "开", "转")
 
 # Words for a fan's or an air conditioner's swing, said as the feature (TABLES "FEATURE").
 _SWINGS = ("摇头", "摆头", "摇摆", "摆风", "扫风", "左右扫风", "上下扫风", "左右摆风")
+# The classifiers a set question counts or picks with: 几盏灯, 哪扇门.
+_SET_CLASSIFIERS = ("个", "盏", "台", "只", "扇", "部", "组", "道", "把")
 TABLES: dict[str, dict[str, Any]] = {
     # The 打开 and 关闭 clusters; the per-device command is chosen by the resolver. These are
     # the words no morphology composes: the verb stems and the lexicalised forms, each listed
@@ -334,6 +343,7 @@ TABLES: dict[str, dict[str, Any]] = {
         "遮光率": "position",
         "开度": "position",
         "状态": "state",
+        "状况": "state",
         "速度": "fan_speed",
         "转速": "fan_speed",
         "档位": "fan_speed",
@@ -366,6 +376,8 @@ TABLES: dict[str, dict[str, Any]] = {
     # Named light colours (CONTRACTS.md §1): the engine maps them within the light's limits.
     "COLOR": {
         "暖光": "warm",
+        "烛光": "warm",  # candlelight: the warmest white
+        "蜡烛光": "warm",
         "暖白光": "warm",
         "暖黄光": "warm",
         "暖色": "warm",
@@ -374,6 +386,8 @@ TABLES: dict[str, dict[str, Any]] = {
         "冷光": "cool",
         "冷白光": "cool",
         "白光": "cool",
+        "正白光": "cool",
+        "正白": "cool",
         "日光": "cool",
         "冷色": "cool",
         "冷色光": "cool",
@@ -473,6 +487,9 @@ TABLES: dict[str, dict[str, Any]] = {
         "排插": "SmartPlug",
         "开关": "Switch",
         "通断器": "Switch",
+        "开关掣": "Switch",  # Cantonese: a wall switch (hk2s writes 开关制)
+        "开关制": "Switch",
+        "电源": "Switch",  # what a switch cuts: 关掉电源, 有电源开着吗
         "空调": "AirConditioner",
         "冷气机": "AirConditioner",
         "冷气": "AirConditioner",
@@ -498,6 +515,7 @@ TABLES: dict[str, dict[str, Any]] = {
         "音乐": "NetworkAudio",
         "歌": "NetworkAudio",
         "歌曲": "NetworkAudio",
+        "曲目": "NetworkAudio",
         "播放器": "NetworkAudio",
         "媒体播放器": "NetworkAudio",
         "节目": "NetworkAudio",  # what is played: a player
@@ -786,6 +804,10 @@ TABLES: dict[str, dict[str, Any]] = {
         "说说": None,
         "播报": None,
         "是咩": None,
+        "系咩": None,  # Cantonese 是什么
+        "乜嘢": None,
+        "是乜嘢": None,
+        "系乜嘢": None,
         "几多": None,
         "几多度": "temperature",
         "设的多少": None,
@@ -932,32 +954,33 @@ TABLES: dict[str, dict[str, Any]] = {
         "哪几台": "which",
         "有哪些": "which",
         "边啲": "which",
-        # 哪扇门 / 哪一盏灯 / 哪道窗: which, with the classifier of what is asked about.
+        # 哪扇门 / 哪一盏灯 / 哪道窗 / Cantonese 边扇 (边 is 哪; Hong Kong writes 道 as 度):
+        # which, with the classifier of what is asked about.
         **{
-            "哪" + one + classifier: "which"
-            for classifier in ("个", "盏", "台", "只", "扇", "部", "组", "道", "把")
+            which + one + classifier: "which"
+            for which in ("哪", "边")
+            for classifier in (*_SET_CLASSIFIERS, "度")
             for one in ("", "一")
         },
         "哪一些": "which",
         "哪几道": "which",
-        "边个": "which",
-        "边道": "which",
-        "几盏": "count",
-        "几个": "count",
-        "几台": "count",
-        "有几盏": "count",
-        "有几个": "count",
-        "有几台": "count",
-        "多少盏": "count",
-        "多少个": "count",
-        "多少台": "count",
+        # 几盏 / 有多少个 / Cantonese 几多把: how many, with the classifier (not 度: 几度 asks
+        # the temperature).
+        **{
+            has + many + classifier: "count"
+            for has in ("", "有")
+            for many in ("几", "多少", "几多")
+            for classifier in _SET_CLASSIFIERS
+        },
         "有多少": "count",
+        "有几多": "count",
         "有没有": "any",
         "还有没有": "any",
         "有冇": "any",
         "有": "any",
         "有无": "any",
         "有任何": "any",
+        "任何": "any",
         "有没有任何": "any",
         "是否有": "any",
     },
@@ -1031,17 +1054,26 @@ TABLES: dict[str, dict[str, Any]] = {
         "来首歌": "play",
         "播放音乐": "play",
         "暂停": "pause",
+        "播放暂停": "pause",  # playback paused
+        "恢复": "play",  # resumed: 恢复大厅的节目
+        "声音恢复": "unmute",
+        # 下一首 / 上一个歌曲 / 下一集: a step along the tracks, with its classifier and
+        # optionally what is played (个 only before it).
+        **{
+            step + one + unit + played: command
+            for step, command in (("下", "next_track"), ("上", "previous_track"))
+            for one in ("一", "")
+            for unit in ("首", "曲", "集", "台", "个")
+            for played in ("", "歌", "歌曲", "曲目", "曲", "台")
+            if played != unit and (played or unit != "个") and (one or unit != "个")
+        },
         "暂停播放": "pause",
-        "下一首": "next_track",
-        "下一曲": "next_track",
         "切歌": "next_track",
         "跳过": "next_track",
         "跳过这首": "next_track",
         "跳过这集": "next_track",
         "换一首": "next_track",
         "下首": "next_track",
-        "上一首": "previous_track",
-        "上一曲": "previous_track",
         "上首": "previous_track",
         "停": "stop",
         "停止": "stop",
@@ -1055,13 +1087,6 @@ TABLES: dict[str, dict[str, Any]] = {
         "停止运转": "stop",
         "停止运行": "stop",
         "停止工作": "stop",
-        "下一首歌": "next_track",
-        "上一首歌": "previous_track",
-        "下一台": "next_track",
-        "上一台": "previous_track",
-        "下一集": "next_track",
-        "上一集": "previous_track",
-        "下一个台": "next_track",
         "换台": "next_track",
         "换个台": "next_track",
         "换首歌": "next_track",
@@ -1480,7 +1505,7 @@ STATE_VERBS: dict[tuple[str, bool], tuple[str, ...]] = {
 STATE_ASPECTS = ("中", "着", "紧", "中着")
 STATE_PERFECT = ("了", "咗")
 # Not being locked, said with no aspect (没上锁, 没有锁的).
-STATE_UNLOCKED = ("没上锁", "没有上锁", "没锁", "没有锁", "未上锁", "解锁")
+STATE_UNLOCKED = ("没上锁", "没有上锁", "没锁", "没有锁", "未上锁", "解锁", "无上锁", "无锁")
 
 # Wrappers around a command that never change its meaning, added to the fillers: requests
 # (能, 可否), tags after it (行不, 好不), vocatives (我说), sentence-final particles.
@@ -1496,6 +1521,8 @@ WRAPPERS = (
     "成不",
     "我说",
     "我讲",
+    "叫",  # 叫扫地机器人打扫客厅: ask it to
+    "让",
     "撒",
     "噻",
     "喔",
@@ -1514,7 +1541,9 @@ WRAPPERS = (
 # lock, 扫地 → the vacuum): the type and the type word said for it.
 IMPLIED_OBJECTS: dict[str, tuple[str, str]] = {
     **dict.fromkeys(("开锁", "解锁", "上锁", "反锁"), ("Lock", "锁")),
-    **dict.fromkeys(("关火", "关气", "关煤气", "关燃气"), ("Valve", "阀")),
+    # 关火 implies gas: the valve named 燃气阀 when the home has one (a water valve beside it
+    # is not meant), else any valve, asked among.
+    **dict.fromkeys(("关火", "关气", "关煤气", "关燃气"), ("Valve", "燃气阀")),
 }
 # The same for a verb of the lock stem (锁上, 锁好, 锁一下) and for what a vacuum does.
 IMPLIED_BY_STEM: dict[str, tuple[str, str]] = {LOCK_STEM: ("Lock", "锁")}
@@ -1543,6 +1572,10 @@ COMPLAINT_SECOND: dict[str, tuple[tuple[str, ...], tuple[str, int] | None]] = {
 # Complaints whose actuator must already be on (a dimmer, a quieter): turning one on is no
 # remedy for too much light or noise.
 COMPLAINTS_ON_ONLY = frozenset({"bright", "loud"})
+# Complaints whose cause is the actuator in this state: the noise is what plays. Of several
+# actuators in the place, those in it are meant (the planner reads them); none in it, the
+# ones on.
+COMPLAINT_CAUSES = {"loud": "playing"}
 
 # 换个风格 while a background scene runs (seed 004): stop it and ask which scene is next.
 TABLES["CHANGE"] = dict.fromkeys(
@@ -1634,6 +1667,17 @@ ROOM_SYNONYMS = (
     ("儿童房", "孩子房"),
     ("厨房", "灶间"),
     ("阳台", "露台"),
+)
+
+# Devices said by another word for the same thing: a home whose awning is called 遮阳棚 is
+# also reached by 雨棚 (compiler/lexicon.py adds the variant as an alias of each name that
+# holds the usual word, unless the home uses it already).
+NAME_SYNONYMS = (
+    ("遮阳棚", "遮阳篷"),
+    ("遮阳棚", "雨棚"),
+    ("遮阳棚", "雨蓬"),
+    ("遮阳棚", "遮雨棚"),
+    ("百叶窗", "百叶帘"),
 )
 
 # Classifiers that turn a number into a count: 三个插座, 两盏灯.

@@ -14,7 +14,11 @@ grammar/jiayu.lark, not of Lark's expanded rules.
 Words: a fixed word (jiayu.grammar.vocab) is covered when some text lexes it exactly (a
 pinyin-corrected slip does not count: the word itself was not said); a numeral character or
 a classifier when it is part of a number or count that some text says; a compound (锁门)
-when its parts are lexed from it; a room synonym (睡房) when it is lexed as its room.
+when its parts are lexed from it; a room synonym (睡房) when it is lexed as its room. Forms the
+morphology composes (关掉了, 有点燥, 设定为) are not words of their own here: their morphemes
+are (关, 掉, 有点, 燥, 设定, 为 in grammar/morphology.py's classes), each covered when a form
+said exactly begins with it (a verb stem, a degree) or holds it after its first character (a
+complement, an aspect, a quality).
 
 Exits 1 when anything is uncovered, 0 otherwise.
 """
@@ -40,7 +44,7 @@ from jiayu.cases import Case, load_cases
 from jiayu.compiler import Lexicon, compile_text
 from jiayu.compiler.lalr import grammar_text
 from jiayu.compiler.lexicon import CLF, FILLER, Entry
-from jiayu.grammar import vocab
+from jiayu.grammar import morphology, vocab
 from jiayu.home import load_home, parse_home
 from jiayu.ir import Parse, Token
 from jiayu.text import normalize
@@ -264,16 +268,27 @@ def _compounds() -> dict[str, Any]:
     return {w: e.value for w, e in _vocabulary().items() if e.kind == COMPOUND}
 
 
+@cache
+def composed_words() -> frozenset[str]:
+    """The forms only the morphology makes: in the lexer's tables, in no listed table."""
+    listed = {word for table in vocab.LISTED.values() for word in table}
+    made = {word for table in vocab.TABLES.values() for word in table}
+    return frozenset(made - listed - set(vocab.FILLER_WORDS) - set(vocab.COMPOUND_WORDS))
+
+
 def fixed_words() -> dict[str, tuple[str, ...]]:
-    """Every fixed word → the vocabulary tables it is in (a wake word is a filler the lexer
-    drops, named apart here)."""
+    """Every fixed word and morpheme → the vocabulary tables or morpheme classes it is in (a
+    wake word is a filler the lexer drops, named apart here)."""
     tables: dict[str, list[str]] = {}
     wake = frozenset(vocab.WAKE_WORDS)
+    composed = composed_words()
     listed: list[tuple[str, Iterable[str]]] = [
         *(
             ("WAKE" if word in wake else _KIND_NAMES.get(entry.kind, entry.kind), (word,))
             for word, entry in _vocabulary().items()
+            if word not in composed
         ),
+        *((name, words) for name, (words, _) in morphology.morphemes().items()),
         (ROOM_SYNONYM, (variant for _, variant in vocab.ROOM_SYNONYMS)),
         (NUMERAL, (*vocab.DIGITS, *vocab.UNITS)),
     ]
@@ -292,8 +307,11 @@ def words_in(
             yield from (ch for ch in token.said if NUMERAL in fixed.get(ch, ()))
             if token.kind == "COUNT":
                 yield token.said[-1]  # the classifier (两盏 → 盏)
-        elif token.text in fixed and token.said == token.text:
-            # Said as written: not a pinyin slip (等 for 灯), not a compound's part.
+        elif token.said != token.text:
+            pass  # a pinyin slip (等 for 灯) or a compound's part: not said as written
+        elif token.text in composed_words():
+            yield from _morphemes_of(token.text)
+        elif token.text in fixed:
             yield token.text
         for word, parts in _compounds().items():
             # A compound is lexed as its parts: its first part starts where the word does.
@@ -304,6 +322,33 @@ def words_in(
                 and text.startswith(word, token.start)
             ):
                 yield word
+
+
+@cache
+def _morpheme_sets() -> tuple[frozenset[str], frozenset[str]]:
+    """The morphemes a form begins with (stems, degrees) and all of them."""
+    classes = morphology.morphemes().values()
+    leading = frozenset(w for words, lead in classes if lead for w in words)
+    return leading, frozenset(w for words, _ in classes for w in words)
+
+
+def _morphemes_of(form: str) -> Iterator[str]:
+    """The morphemes a composed form is made of, read as the longest that begins it and
+    then, left to right, the longest at each place (a character no morpheme starts, the 一
+    of 开一开 or the 的 of 打开的, is glue); a form that is itself a morpheme is that one."""
+    leading, every = _morpheme_sets()
+    if form in every:
+        yield form
+        return
+    at = next((n for n in range(len(form), 0, -1) if form[:n] in leading), 0)
+    if not at:
+        return
+    yield form[:at]
+    while at < len(form):
+        n = next((n for n in range(len(form) - at, 0, -1) if form[at : at + n] in every), 0)
+        if n:
+            yield form[at : at + n]
+        at += n or 1
 
 
 # --- measuring --------------------------------------------------------------------------------

@@ -18,7 +18,7 @@ from jiayu.planner.draft import Draft, failed
 from jiayu.planner.effects import CancelSchedules
 from jiayu.planner.plan import Batch, Refusal, needs_read, plan
 from jiayu.planner.replies import Acknowledged, asked_verb, names_phrase
-from jiayu.resolver.resolve import Ask, Found, Refuse, Resolution
+from jiayu.resolver.resolve import Ask, Found, Refuse, Resolution, cannot
 from jiayu.resolver.session import PendingClarify, PendingConfirm
 from jiayu.text import shown
 
@@ -194,6 +194,9 @@ def act_on(
         delayed.schedule(draft, commands, clause.when, clause.condition, focus)
     elif commands:
         queue(draft, commands, clause, condition=clause.condition, focus=focus)
+    if resolution.skipped and commands:
+        # 把所有灯调到50%: the others went ahead; the ones that cannot are named, not refused.
+        draft.say("executed", cannot(home, resolution.skipped, clause))
     return tuple(c.device for c in commands)
 
 

@@ -11,6 +11,7 @@ from typing import Any
 from jiayu.compiler.build import complaint_of
 from jiayu.grammar.phrases import say
 from jiayu.grammar.vocab import (
+    COMPLAINT_CAUSES,
     COMPLAINT_MODES,
     COMPLAINT_REMEDIES,
     COMPLAINT_SECOND,
@@ -20,7 +21,7 @@ from jiayu.home import Device
 from jiayu.ir import Clause, Value
 from jiayu.planner import clauses as plan_clauses
 from jiayu.planner.draft import Draft
-from jiayu.resolver.resolve import Found
+from jiayu.resolver.resolve import Ask, Found
 from jiayu.text import shown
 
 
@@ -36,6 +37,19 @@ def act(
     assert kind is not None
     acted: list[str] = []
     states = draft.states(devices)
+    cause = COMPLAINT_CAUSES.get(kind)
+    if cause is not None and len(devices) > 1:
+        # 太吵了 with a TV and a speaker here: the one playing is the noise; none playing,
+        # the ones on; still several, ask which.
+        read = {d: s for d, s in states.items() if isinstance(s, Mapping)}
+        causing = [d for d in devices if d in read and read[d].get(cause) is True]
+        causing = causing or [d for d in devices if d in read and read[d].get("on") is True]
+        if len(causing) != 1:
+            options = tuple(causing or devices)
+            names = [shown(draft.home.device(d).name) for d in options]
+            question = say("ask.one_of", names=names)
+            return plan_clauses.act_on(draft, clause, Ask(options, question), focus, rest)
+        devices = tuple(causing)
     for device_id in devices:
         device = draft.home.device(device_id)
         name = shown(device.name)

@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 
+from jiayu.compiler.lexicon import name_variants
 from jiayu.compiler.pinyin import name_keys, said_key
 from jiayu.home import Home
 from jiayu.ir import MatchKind
@@ -54,6 +55,18 @@ class NameIndex:
             if b:
                 key = bare_of[device.id] = plain_name(b)
                 bare[key].append(device.id)
+        # Another word for the same thing (雨棚 for the bare name 遮阳棚, 阳台雨棚 for 阳台遮阳棚),
+        # unless the home calls something by it already.
+        said = {*full, *alias, *bare}
+        for device in home.devices:
+            bare_key = bare_of.get(device.id)
+            for variant in name_variants(bare_key) if bare_key else ():
+                if variant not in said:
+                    bare[variant].append(device.id)
+            for name in (device.name, *device.aliases):
+                for variant in name_variants(plain_name(name)):
+                    if variant not in said:
+                        alias[variant].append(device.id)
         self._full = {k: tuple(v) for k, v in full.items()}
         self._alias = {k: tuple(v) for k, v in alias.items()}
         self._bare = {k: tuple(v) for k, v in bare.items()}

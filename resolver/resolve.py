@@ -17,6 +17,7 @@ from jiayu.actions import NOTHING, can_do, command_for, meaning, meanings, readi
 from jiayu.compiler.build import complaint_of
 from jiayu.grammar.phrases import say
 from jiayu.grammar.vocab import (
+    COMPLAINT_CAUSES,
     COMPLAINT_MODES,
     COMPLAINT_REMEDIES,
     COMPLAINT_SECOND,
@@ -33,8 +34,25 @@ MAX_READ_OUT = 4
 
 
 # Actions a clause with no target takes the speaker's room for (a value, a change, a
-# question); never 打开/关闭, which would switch the whole room.
-_PLACED = frozenset({"set", "adjust", "query"})
+# question, a player's controls: 下一首 said in the study is the study's player); never
+# 打开/关闭, which would switch the whole room.
+_PLACED = frozenset(
+    {"set", "adjust", "query", "mute", "unmute", "play", "pause", "next_track", "previous_track"}
+)
+
+
+def cannot(home: Home, devices: Sequence[str], clause: Clause) -> str:
+    """These devices do not support what the clause asks: 台灯不支持调亮度 (three named at
+    most)."""
+    names = [shown(home.device(d).name) for d in devices[:3]]
+    if clause.value is not None and clause.value.attribute:
+        what = say("what.set", attribute=clause.value.attribute)
+    elif clause.action == "query" and clause.attribute:
+        what = say("what.read", attribute=clause.attribute)
+    else:
+        what = say("what.do", action=clause.action)
+    more = len(devices) > 3
+    return say("refuse.unsupported_more" if more else "refuse.unsupported", names=names, what=what)
 
 
 @filled_directly
@@ -44,6 +62,8 @@ class Found:
 
     devices: tuple[str, ...]
     match: MatchKind = "exact"
+    skipped: tuple[str, ...] = ()
+    """Members of a set said (所有灯, 客厅) that cannot do it: left out, and named in the reply."""
 
 
 @filled_directly
@@ -386,6 +406,9 @@ class Resolver:
             return Refuse(self._cannot(candidates, clause))
         if target.quantifier == "any":
             return Found((able[0],))
+        if target.count is None and clause.action != "query" and len(able) < len(candidates):
+            # A set command acts on the members that can do it and names those it skipped.
+            return Found(able, skipped=tuple(d for d in candidates if d not in able))
         if target.count is not None and target.count != len(able):
             noun = target.type_word or (target.name.text if target.name else say("word.device"))
             if target.count > len(able):
@@ -427,9 +450,9 @@ class Resolver:
             return Refuse(
                 say("refuse.complaint_none", places=[p.text for p in places], remedy=kind)
             )
-        if len(able) > 1:
+        if len(able) > 1 and kind not in COMPLAINT_CAUSES:
             return Ask(tuple(able), self._question(able, clause))
-        return Found((able[0],))
+        return Found(tuple(able))  # several that may cause it: the planner reads which does
 
     @staticmethod
     def _unsaid_attribute(clause: Clause, target: Target) -> bool:
@@ -609,17 +632,7 @@ class Resolver:
         return say("ask.one_of", names=[shown(d.name) for d in devices])
 
     def _cannot(self, candidates: Sequence[str], clause: Clause) -> str:
-        names = [shown(self.home.device(d).name) for d in candidates[:3]]
-        if clause.value is not None and clause.value.attribute:
-            what = say("what.set", attribute=clause.value.attribute)
-        elif clause.action == "query" and clause.attribute:
-            what = say("what.read", attribute=clause.attribute)
-        else:
-            what = say("what.do", action=clause.action)
-        more = len(candidates) > 3
-        return say(
-            "refuse.unsupported_more" if more else "refuse.unsupported", names=names, what=what
-        )
+        return cannot(self.home, candidates, clause)
 
     def _not_found(self, target: Target) -> str:
         noun = shown(target.name.said if target.name else (target.type_word or say("word.device")))

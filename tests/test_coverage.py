@@ -83,7 +83,19 @@ def test_words_count_exact_fixed_words_numerals_and_classifiers_not_slips() -> N
         Token("NAME", "客厅灯", "客厅灯", 10, "exact", "客厅灯"),
     ]
     assert list(words_in(tokens, fixed)) == ["麻烦", "打开", "两", "盏", "二", "十", "六"]
-    assert "ON" in fixed["打开"] and "CLASSIFIER" in fixed["盏"]
+    assert "ON_STEMS" in fixed["打开"] and "CLASSIFIER" in fixed["盏"]
+
+
+def test_a_composed_form_counts_its_morphemes_not_itself() -> None:
+    fixed = fixed_words()
+    tokens = [
+        Token("OFF", "关掉着", "关掉着", 0, "exact", "off"),
+        Token("COMPLAINT", "有点燥", "有点燥", 3, "exact", "dry"),
+        Token("OFF", "关掉", "关调", 6, "pinyin", "off"),  # a slip: nothing was said as written
+    ]
+    assert list(words_in(tokens, fixed)) == ["关", "掉", "着", "有点", "燥"]
+    assert "关掉着" not in fixed and "有点燥" not in fixed
+    assert "OFF_COMPLEMENTS" in fixed["掉"] and "DEGREES" in fixed["有点"]
 
 
 def test_words_that_normalisation_rewrites_are_called_unreachable() -> None:
@@ -124,7 +136,7 @@ def test_measure_counts_history_turns_too(tiny: Path) -> None:
     result = measure(load_cases(tiny))
     assert (result.texts, result.parsed) == (2, 2)
     covered = {w for w, hits in result.words.items() if hits}
-    assert covered == {"麻烦", "打开", "调到", "二", "十", "六", "度"}
+    assert covered == {"麻烦", "打开", "调", "到", "二", "十", "六", "度"}  # 调到: 调 + 到
     by_node = {a.alias or a.rule for a, hits in result.alternatives.items() if hits}
     assert {"head_on", "target_tail", "t_set"} <= by_node
     assert "head_off" not in by_node
@@ -147,6 +159,6 @@ def test_run_exits_non_zero_when_anything_is_uncovered(
     assert coverage.run(parser.parse_args([str(tiny), "--json"])) == 1
     report = json.loads(capsys.readouterr().out)
     assert report["texts"] == 2
-    assert "关掉" in report["words"]["uncovered"]
-    assert "关掉" not in report["words"]["unreachable"]
+    assert "OFF_STEMS" in report["words"]["uncovered"]["关"]  # a morpheme no text says
+    assert "关" not in report["words"]["unreachable"]
     assert "head_clause: OFF target -> head_off" in report["alternatives"]["uncovered"]
