@@ -864,10 +864,12 @@ _ASKS = re.compile(
 _OVER_A_SET = re.compile(r"有没有|有任何|任何|有无|有冇|哪|边|几|幾|多少|所有|全部|都|家里|全屋")
 
 
-# Words that say what a value sets; without one, the sentence may be asked back.
+# Words that say what is set or stopped; without one, the sentence may be asked back.
 VALUE_ONLY = {
     "HassLightSet": "灯|亮度|照明|颜色|色温|光",
     "HassClimateSetTemperature": "温度|空调|冷气|度",
+    # 主卧的停止: 停止 is a cover's stop as well as a player's pause.
+    "HassMediaPause": "播放|音乐|节目|媒体|歌|暂停|音箱|音响|电视",
 }
 
 
