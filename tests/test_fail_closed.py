@@ -139,33 +139,30 @@ def _breaking_after_first_send(audit: Path, lines: list[str]) -> Callable[..., N
     return listener
 
 
+# A turn's commands go out in as few sends as the devices allow, the audit log written ahead
+# of each send: one device twice is two sends (the log breaking after the first stops the
+# second), several devices one send, audited whole before it leaves.
+@pytest.mark.parametrize(
+    ("text", "sent", "audited"),
+    [
+        ("打开客厅灯，再把客厅灯关掉", [("light_living", "turn_on")], ["sending"]),
+        (
+            "打开客厅灯和卧室灯",
+            [("light_living", "turn_on"), ("light_bedroom", "turn_on")],
+            ["sending", "sending"],
+        ),
+    ],
+)
 def test_commands_always_list_what_was_sent_even_when_the_audit_fails_after(
-    demo_home: Home, tmp_path: Path
+    demo_home: Home, tmp_path: Path, text: str, sent: list[tuple[str, str]], audited: list[str]
 ) -> None:
     audit = tmp_path / "audit.jsonl"
     engine = Engine(demo_home, audit_path=audit)
     lines: list[str] = []
-    break_after_first_send = _breaking_after_first_send(audit, lines)
-
-    # A turn's commands go out in as few sends as the devices allow: one device twice is two
-    # sends, and the audit log is written ahead of each.
-    result = engine.turn("打开客厅灯，再把客厅灯关掉", listener=break_after_first_send)
-    assert _sent(result) == [("light_living", "turn_on")]
-    assert engine.hub.read("light_living")["on"] is True  # the turn_off was never sent
-    assert [json.loads(x)["result"] for x in lines] == ["sending"]
-
-
-def test_one_send_of_several_devices_is_audited_whole_before_it_leaves(
-    demo_home: Home, tmp_path: Path
-) -> None:
-    audit = tmp_path / "audit.jsonl"
-    engine = Engine(demo_home, audit_path=audit)
-    lines: list[str] = []
-    break_after_first_send = _breaking_after_first_send(audit, lines)
-
-    result = engine.turn("打开客厅灯和卧室灯", listener=break_after_first_send)
-    assert _sent(result) == [("light_living", "turn_on"), ("light_bedroom", "turn_on")]
-    assert [json.loads(x)["result"] for x in lines] == ["sending", "sending"]
+    result = engine.turn(text, listener=_breaking_after_first_send(audit, lines))
+    assert _sent(result) == sent
+    assert engine.hub.read("light_living")["on"] is True  # sent once, never turned off
+    assert [json.loads(x)["result"] for x in lines] == audited
 
 
 def _home_with(device: dict[str, object]) -> Home:
