@@ -20,6 +20,7 @@ FOLDERS = {
 FOUNDATION = {
     "jiayu.errors",
     "jiayu.text",
+    "jiayu.deadline",
     "jiayu.ir",
     "jiayu.jsonfile",
     "jiayu.catalog",

@@ -14,18 +14,17 @@ host's answer is acted on), and turn every failure into `LLMError`.
 
 from __future__ import annotations
 
-import contextlib
 import http.client
 import json
 import math
 import os
-import socket
 import threading
 import urllib.error
 import urllib.request
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Protocol, TypeVar, cast
 
+from jiayu.deadline import Deadline
 from jiayu.errors import JiayuError
 
 DEFAULT_TIMEOUT_S = 5.0
@@ -202,14 +201,24 @@ class OpenAICompatClient:
         request = urllib.request.Request(
             self.url, data=json.dumps(body, ensure_ascii=False).encode(), headers=headers
         )
-        watch = _Deadline()
+        with Deadline(self.timeout) as watch:
+            raw = self._exchange(request, watch)
+        if len(raw) > _MAX_RESPONSE_BYTES:
+            raise LLMError(f"{self.url} answered more than {_MAX_RESPONSE_BYTES} bytes")
+        try:
+            content = json.loads(raw)["choices"][0]["message"]["content"]
+        except (ValueError, LookupError, TypeError) as e:
+            raise LLMError(f"{self.url} answered something that is not a chat completion") from e
+        if not isinstance(content, str):
+            raise LLMError(f"{self.url} answered with a message that is not text")
+        return content
+
+    def _exchange(self, request: urllib.request.Request, watch: Deadline) -> bytes:
+        """Send the request and read the answer, within the call's one deadline."""
         opener = urllib.request.build_opener(_NoRedirect(), _WatchedHandler(watch))
-        timer = threading.Timer(self.timeout, watch.expire)
-        timer.daemon = True
-        timer.start()
         try:
             with opener.open(request, timeout=self.timeout) as response:
-                raw = response.read(_MAX_RESPONSE_BYTES + 1)
+                raw: bytes = response.read(_MAX_RESPONSE_BYTES + 1)
             if watch.expired:  # the answer was cut short at the deadline
                 raise TimeoutError
         except urllib.error.HTTPError as e:
@@ -227,50 +236,13 @@ class OpenAICompatClient:
             if watch.expired:
                 raise LLMError(f"{self.url} did not answer within {self.timeout:g} s") from e
             raise LLMError(f"{self.url} failed: {type(e).__name__}: {e}") from e
-        finally:
-            timer.cancel()
-        if len(raw) > _MAX_RESPONSE_BYTES:
-            raise LLMError(f"{self.url} answered more than {_MAX_RESPONSE_BYTES} bytes")
-        try:
-            content = json.loads(raw)["choices"][0]["message"]["content"]
-        except (ValueError, LookupError, TypeError) as e:
-            raise LLMError(f"{self.url} answered something that is not a chat completion") from e
-        if not isinstance(content, str):
-            raise LLMError(f"{self.url} answered with a message that is not text")
-        return content
-
-
-class _Deadline:
-    """The sockets of one call, shut when its deadline passes (a read blocked on a trickling
-    server then returns at once)."""
-
-    def __init__(self) -> None:
-        self.expired = False
-        self._sockets: list[socket.socket] = []
-        self._lock = threading.Lock()
-
-    def watch(self, sock: socket.socket) -> None:
-        with self._lock:
-            self._sockets.append(sock)
-            if self.expired:
-                _shut(sock)
-
-    def expire(self) -> None:
-        with self._lock:
-            self.expired = True
-            for sock in self._sockets:
-                _shut(sock)
-
-
-def _shut(sock: socket.socket) -> None:
-    with contextlib.suppress(OSError):  # already closed
-        sock.shutdown(socket.SHUT_RDWR)
+        return raw
 
 
 class _WatchedHTTP(http.client.HTTPConnection):
     """A connection that hands its socket to the call's deadline once connected."""
 
-    def __init__(self, *args: Any, deadline: _Deadline, **kwargs: Any) -> None:
+    def __init__(self, *args: Any, deadline: Deadline, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self._deadline = deadline
 
@@ -286,7 +258,7 @@ class _WatchedHTTPS(_WatchedHTTP, http.client.HTTPSConnection):
 class _WatchedHandler(urllib.request.HTTPHandler, urllib.request.HTTPSHandler):
     """urllib's http and https handlers, opening watched connections."""
 
-    def __init__(self, deadline: _Deadline) -> None:
+    def __init__(self, deadline: Deadline) -> None:
         super().__init__()
         self._deadline = deadline
 

@@ -24,9 +24,9 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Literal
 
+from jiayu.deadline import Deadline
 from jiayu.errors import JiayuError
 from jiayu.executor.hubs.base import HubError, Reads, Sends
-from jiayu.executor.hubs.deadline import Deadline
 from jiayu.ir import Command
 
 if TYPE_CHECKING:

@@ -38,9 +38,9 @@ from types import MappingProxyType
 from typing import Any, Literal
 from urllib.parse import quote, urlencode, urlsplit
 
+from jiayu.deadline import Deadline
 from jiayu.errors import JiayuError
 from jiayu.executor.hubs.base import HubError, Reads, Sends
-from jiayu.executor.hubs.deadline import Deadline
 from jiayu.ir import Command
 
 API_URL = "https://api.smartthings.com"

@@ -28,8 +28,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from jiayu.catalog import guard
+from jiayu.deadline import Deadline
 from jiayu.errors import HomeError, InputError, Problem
-from jiayu.executor.hubs.deadline import Deadline
 from jiayu.home import parse_home, plain_name
 from jiayu.jsonfile import parse_json, read_text
 

@@ -41,8 +41,8 @@ from importlib.resources import files
 from typing import Any
 
 from jiayu.catalog import CAPABILITIES, guard
+from jiayu.deadline import Deadline
 from jiayu.errors import HomeError, InputError, Problem, json_pointer
-from jiayu.executor.hubs.deadline import Deadline
 from jiayu.executor.hubs.smartthings import (
     API_URL,
     CAPABILITY_MAP,
