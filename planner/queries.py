@@ -17,11 +17,24 @@ from jiayu.text import shown
 def query(draft: Draft, clause: Clause, devices: Sequence[str]) -> None:
     """Read what the clause asks of each device and say it."""
     home = draft.home
-    asked = [(d, query_attribute(home.device(d), clause)) for d in devices]
+    # What is read depends on a device's capabilities alone: worked out once per kind of
+    # device, not once per device (哪些灯开着 over thousands of lights of a few kinds).
+    by_kind: dict[frozenset[str], str | None] = {}
+    asked: list[tuple[str, str | None]] = []
+    for device_id in devices:
+        device = home.device(device_id)
+        caps = device.capabilities
+        if caps not in by_kind:
+            by_kind[caps] = query_attribute(device, clause)
+        asked.append((device_id, by_kind[caps]))
     states = draft.states([d for d, attribute in asked if attribute is not None])
     parts: list[str] = []
     unread: list[str] = []  # the devices that could not be read, said after any summary
     found: list[tuple[str, str, Any]] = []
+    # A set or yes/no question is answered by one summary: no phrase per device is made
+    # (哪些灯开着 over thousands of lights).
+    summarised = clause.question is not None
+    place_only = clause.target is not None and clause.target.is_place_only
     for device_id, attribute in asked:
         if attribute is None:
             continue
@@ -35,7 +48,8 @@ def query(draft: Draft, clause: Clause, devices: Sequence[str]) -> None:
         draft.answers.append({"device": device_id, "attribute": attribute, "value": value})
         draft.devices.append(device_id)
         found.append((device_id, attribute, value))
-        place_only = clause.target is not None and clause.target.is_place_only
+        if summarised:
+            continue
         if place_only and isinstance(value, (int, float)) and not isinstance(value, bool):
             # 客厅温度多少 asks about the room, so the room answers: 客厅现在27.5度.
             room = shown(home.room(device.room).name)
