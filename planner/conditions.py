@@ -76,10 +76,8 @@ def sources(draft: Draft, condition: Condition, focus: Sequence[str]) -> list[st
             for d in home.devices_in_room(room)
             if reading_attribute(d, condition.attribute) == condition.attribute
         ]
-    resolution = draft.ctx.resolver.resolve(
-        Clause("query", _as_set(condition.subject), attribute=condition.attribute),
-        draft.session,
-        area=draft.ctx.area,
+    resolution = draft.resolve(
+        Clause("query", _as_set(condition.subject), attribute=condition.attribute)
     )
     found = list(resolution.devices) if isinstance(resolution, Found) else []
     return [
@@ -115,11 +113,7 @@ def _state_holds(draft: Draft, condition: Condition) -> bool:
     """A condition on a device's own state (要是后门还没锁): every device it names is read
     fresh, and it holds when each is in the state said; the reply says what was read."""
     assert condition.subject is not None  # the grammar reads one device
-    resolution = draft.ctx.resolver.resolve(
-        Clause("query", condition.subject, attribute=condition.attribute),
-        draft.session,
-        area=draft.ctx.area,
-    )
+    resolution = draft.resolve(Clause("query", condition.subject, attribute=condition.attribute))
     home = draft.home
     read = {
         d: attribute
