@@ -3,6 +3,10 @@ templates, run each sentence through jiayu on corpus/homes/ha_floor.json, print 
 per language and write the misses, grouped by intent and by the words that fail.
 
     uv run python scripts/ha_floor.py [--failures FILE] [--per-template N] [--examples K]
+                                      [--seed S] [--jsonl FILE]
+
+Another --seed draws other sentences from the same templates: a grammar that reaches the floor
+with the test's seed and falls back with another has learnt sentences, not the phrasing.
 
 It imports jiayu from the environment it runs in, so another worktree's grammar is measured
 by running this file from that worktree: `cd ../understand && uv run python
@@ -65,6 +69,25 @@ def _got(verdict: ha_floor.Verdict) -> str:
     return f"{verdict.outcome} {sent}".strip() + f" «{verdict.reply}»"
 
 
+def _record(verdict: ha_floor.Verdict) -> str:
+    """One miss as a JSON line, for sorting and counting misses by template."""
+    sample = verdict.sample
+    return json.dumps(
+        {
+            "language": sample.template.language,
+            "intent": sample.intent,
+            "template": sample.template.text,
+            "text": sample.text,
+            "speaker": sample.speaker,
+            "kind": verdict.kind,
+            "why": _why(verdict),
+            "expected": _expected(verdict),
+            "got": _got(verdict),
+        },
+        ensure_ascii=False,
+    )
+
+
 def _by_word(by_group: dict[str, dict[str, list[ha_floor.Verdict]]], examples: int) -> list[str]:
     """Each word jiayu said it did not understand: how often, in which intents, examples."""
     seen: dict[str, list[ha_floor.Verdict]] = defaultdict(list)
@@ -95,13 +118,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--failures", type=Path, default=DEFAULT_FAILURES)
     parser.add_argument("--per-template", type=int, default=ha_floor.PER_TEMPLATE)
     parser.add_argument("--examples", type=int, default=4, help="sentences shown per group")
+    parser.add_argument("--seed", type=int, default=ha_floor.SEED, help="the sampler's seed")
+    parser.add_argument("--jsonl", type=Path, help="also write every miss here, one per line")
     args = parser.parse_args(argv)
+    ha_floor.SEED = args.seed
 
     import jiayu
 
     engine = ha_floor.engine()
     by_group: dict[str, dict[str, list[ha_floor.Verdict]]] = defaultdict(lambda: defaultdict(list))
     lines: list[str] = []
+    misses: list[str] = []
     for language in ha_floor.LANGUAGES:
         verdicts = ha_floor.run(language, engine, args.per_template)
         supported = [v for v in verdicts if not isinstance(v.expected, ha_floor.Unsupported)]
@@ -132,6 +159,7 @@ def main(argv: list[str] | None = None) -> int:
         for v in verdicts:
             if v.kind not in ("right", "quiet"):
                 by_group[f"{language} {v.sample.intent}"][_why(v)].append(v)
+                misses.append(_record(v))
     where = Path(jiayu.__file__).resolve().parents[1]
     print(f"jiayu from {where}")
     print("\n".join(lines))
@@ -154,6 +182,8 @@ def main(argv: list[str] | None = None) -> int:
                 out.append(f"    got:      {_got(v)}")
         out.append("")
     args.failures.write_text("\n".join(out), encoding="utf-8")
+    if args.jsonl:
+        args.jsonl.write_text("".join(m + "\n" for m in misses), encoding="utf-8")
     print(f"misses written to {args.failures}")
     return 0
 
