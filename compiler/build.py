@@ -18,6 +18,7 @@ from types import FunctionType
 from typing import Any, NamedTuple, TypeVar
 
 from jiayu.compiler.lalr import Leaf, Node
+from jiayu.compiler.numbers import KELVIN_FLOOR
 from jiayu.grammar.vocab import (
     COMPLAINT_REMEDIES,
     COMPLAINT_SUBJECTS,
@@ -345,6 +346,10 @@ class Builder:
             out.append(_replace(clause, target=target))
         return out
 
+    def at_place_after(self, group: Group | _Qualifier, at: Leaf, targets: _Targets) -> Group:
+        # 关窗帘在这里 / 开灯在客厅: the place said after the clause, as 在客厅开灯 says it first.
+        return self.at_place(at, targets, group)
+
     def hurried(self, pace: Leaf, group: Group | _Qualifier) -> Group:
         # 快啲開燈 / 快点关灯: "hurry", said before the command it urges. 慢啲 and 调快啲 urge
         # nothing (慢啲食 is another domain's), so they leave the utterance not understood.
@@ -574,9 +579,25 @@ class Builder:
         return [_clause(tail, t) for t in targets]
 
     def head_set(self, _setv: Leaf, targets: _Targets, *rest: Any) -> Group:
+        if len(rest) == 1 and _bare(rest[0]):
+            # 调插座2: a bare number right after the device is as likely its own number as a
+            # value, as after 打开 (head_on); 调插座到2, 调插座2% and 调插座亮度2 are values.
+            raise Unsupported("a set verb with a bare number after the device")
         attr = self._attr_of(rest)
         tail = Tail("set", _with_attribute(rest[-1], attr))
         return [_clause(tail, t) for t in targets]
+
+    def head_extent(self, _verb: Leaf, targets: _Targets, *rest: Any) -> Group:
+        # 打开窗帘到50% / 关闭窗帘的位置为93%: how far it opens, one value set (as the bare
+        # value after 打开 is: 打开窗帘一半), whichever way the verb points.
+        tail = Tail("set", _with_attribute(rest[-1], self._attr_of(rest)))
+        return [_clause(tail, t) for t in targets]
+
+    def bare_set(self, *children: Any) -> Group:
+        # 设定音量为五十 / 调高音量到18%: a value with no device said (the speaker's room, or
+        # the device just spoken of, decides which: the resolver).
+        tail = Tail("set", _with_attribute(children[-1], self._attr_of(children)))
+        return [_clause(tail, None)]
 
     def cancel_media(self, *children: Any) -> Group:
         # 取消客厅音箱的静音 / 取消风扇摇头: undoing a state said around the device.
@@ -731,7 +752,10 @@ class Builder:
     # --- values ------------------------------------------------------------
 
     def v_number(self, n: _Number) -> Value:
-        return Value("absolute", _UNIT_ATTRIBUTE.get(n.unit), n.value, None, n.unit)
+        unit = n.unit
+        if unit is None and n.value >= KELVIN_FLOOR:
+            unit = "K"  # 把灯设为3900
+        return Value("absolute", _UNIT_ATTRIBUTE.get(unit), n.value, None, unit)
 
     def v_half(self, t: Leaf, adj: Leaf | None = None) -> Value:
         # 一半亮: the adjective says what is at half.
@@ -980,6 +1004,8 @@ class Builder:
             kind = tok.kind
             # The kinds most said first: 的 is in most runs and reads nothing.
             if kind in PLACE_KINDS:
+                if kind == "THIS_ROOM" and places and places[-1].kind in _NAMED_PLACES:
+                    continue  # 客厅这边的灯: 这边 is the place just named, not the speaker's
                 place_id = tok.value if kind in _SPAN_PLACES else None
                 places.append(Place(PLACE_KINDS[kind], place_id, tok.text))
             elif kind == "TYPE":
@@ -1015,11 +1041,12 @@ class Builder:
 _EXCEPT_KINDS = frozenset({"EXCEPT_POST", "EXCEPT_END"})
 _NOT_PLAIN = _EXCEPT_KINDS | {"AND"}  # a run with none of these is read at once (target)
 _SPAN_PLACES = frozenset({"ROOM", "FLOOR", "GROUP"})
+_NAMED_PLACES = frozenset({"room", "floor", "group"})
 _SPAN_NAMES = frozenset({"ROOM", "FLOOR", "GROUP", "NAME", "TYPE", "SCENE"})
 
 
 # What a device is switched by, said after it (落地扇的开关): the device itself.
-_POWER_WORDS = frozenset({"开关"})
+_POWER_WORDS = frozenset({"开关", "总开关", "电源"})
 # 都 after a list distributes; 全/统统/所有 make a set of each part.
 _DISTRIBUTING = frozenset({"都", "都给"})
 

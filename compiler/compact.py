@@ -14,6 +14,7 @@ from collections.abc import Callable
 from typing import Any
 
 from jiayu.grammar.vocab import HUES, TABLES
+from jiayu.home import TYPE_FAMILIES
 from jiayu.ir import Action, Clause, Parse, Place, Value
 
 UNKNOWN = [{"a": "UNKNOWN", "s": "*", "n": "*", "t": "Unknown", "q": "one"}]
@@ -188,6 +189,8 @@ def _target(
     rooms = [p.text for p in target.places]
     name = "*"
     kind = target.device_type or "Unknown"
+    if kind in TYPE_FAMILIES:
+        kind = "Unknown"  # a family of types (电源) is no one type
     if target.name is not None:
         room, name = split_room(target.name.text)
         if room is not None and room not in rooms:  # 客厅 said and in the name: once

@@ -16,7 +16,14 @@ from collections.abc import Callable, Iterable, Iterator
 from operator import attrgetter
 from typing import Any, NamedTuple, cast
 
-from jiayu.compiler.numbers import NUMBER_START, TIME_START, TIME_WORDS, scan_number, scan_time
+from jiayu.compiler.numbers import (
+    KELVIN_FLOOR,
+    NUMBER_START,
+    TIME_START,
+    TIME_WORDS,
+    scan_number,
+    scan_time,
+)
 from jiayu.compiler.pinyin import char_key, name_keys
 from jiayu.grammar.vocab import (
     CLASSIFIERS,
@@ -939,7 +946,8 @@ def _roles(tokens: list[Token]) -> list[Token]:
     """Words whose kind depends on their neighbours:
     - 别/不要/不用 with nothing after them to negate (不用，谢谢) is a cancel;
     - 开 right after a number of a thousand or more (2700开) is the kelvin unit;
-    - 在 at the start of a clause, before a place (在客厅切到下一首), says where;
+    - 在 at the start of a clause, before a place (在客厅切到下一首), says where; so does 在
+      before the places that end a clause (关窗帘在这里);
     - 别动/留着 at the start of a clause, before what they keep (别动客厅灯，关掉所有灯),
       take it away like 除了."""
     words = [i for i, t in enumerate(tokens) if t.kind != FILLER]
@@ -955,15 +963,15 @@ def _roles(tokens: list[Token]) -> list[Token]:
             and token.text == "开"
             and before is not None
             and before.kind == "NUM"
-            and before.value >= 1000
+            and before.value >= KELVIN_FLOOR
         ):
             out[i] = _as(token, "KELVIN", "K")
         elif (
             token.kind == "TO"
             and token.text == "在"
-            and (before is None or before.kind == "SEP")
             and after is not None
             and after.kind in _PLACES
+            and (before is None or before.kind == "SEP" or _places_end(tokens, words[n + 1 :]))
         ):
             out[i] = _as(token, "AT", "at")
         elif (
@@ -974,6 +982,17 @@ def _roles(tokens: list[Token]) -> list[Token]:
         ):
             out[i] = _as(token, "EXCEPT", "except")
     return out
+
+
+def _places_end(tokens: list[Token], rest: list[int]) -> bool:
+    """Whether the words at `rest` are places (and 的) up to the end of their clause."""
+    for i in rest:
+        kind = tokens[i].kind
+        if kind == "SEP":
+            return True
+        if kind not in _PLACES and kind != "DE":
+            return False
+    return True
 
 
 def _as(token: Token, kind: str, value: Any) -> Token:

@@ -18,6 +18,10 @@ NUMBER_START = _NUMERALS | frozenset("负-")
 """Characters a number can start with: a cheap test before scanning."""
 
 
+KELVIN_FLOOR = 1000
+"""A value from this on is a colour temperature (2700开, 把灯设为3900): no other value a device
+takes runs into the thousands."""
+
 MAX_DIGITS = 9
 """Longer numbers mean nothing to a home (and 1e400 is infinity): they are not numbers."""
 _TOO_BIG = 10**MAX_DIGITS

@@ -350,6 +350,7 @@ TABLES: dict[str, dict[str, Any]] = {
         "风档": "fan_speed",
         # Capabilities of revision 3 (issue 20); 湿度 in a command is the set point.
         "颜色": "color",
+        "颜色温度": "color_temp",  # 色温 said in full
         "色彩": "color",
         "灯光颜色": "color",
         "光的颜色": "color",
@@ -410,10 +411,11 @@ TABLES: dict[str, dict[str, Any]] = {
             word + tail: hue
             for hue, words in (
                 ("red", ("红", "大红")),
-                ("orange", ("橙", "橘", "橘黄")),
+                # Brown (棕, 咖啡) is a dark orange: a light shows it as the orange hue.
+                ("orange", ("橙", "橘", "橘黄", "棕", "咖啡")),
                 ("yellow", ("黄",)),
                 ("green", ("绿",)),
-                ("cyan", ("青",)),
+                ("cyan", ("青", "青绿")),  # 青绿: turquoise
                 ("blue", ("蓝",)),
                 ("purple", ("紫",)),
                 ("pink", ("粉", "粉红")),
@@ -489,7 +491,8 @@ TABLES: dict[str, dict[str, Any]] = {
         "通断器": "Switch",
         "开关掣": "Switch",  # Cantonese: a wall switch (hk2s writes 开关制)
         "开关制": "Switch",
-        "电源": "Switch",  # what a switch cuts: 关掉电源, 有电源开着吗
+        "总开关": "Switch",  # a device's own main switch (水泵的总开关), or a home's
+        "电源": "Power",  # what a switch or a plug cuts (a family): 关掉电源, 有电源开着吗
         "空调": "AirConditioner",
         "冷气机": "AirConditioner",
         "冷气": "AirConditioner",
@@ -576,6 +579,7 @@ TABLES: dict[str, dict[str, Any]] = {
             "遮阳棚",
             "遮阳篷",
             "遮光帘",
+            "落地窗",
             "吸顶灯",
             "台灯",
             "落地灯",
@@ -615,7 +619,7 @@ TABLES: dict[str, dict[str, Any]] = {
             "热水煲",
         )
     },
-    "DE": dict.fromkeys(("的", "里的", "里面的", "那边的", "这边的", "嘅", "里", "里面"), "de"),
+    "DE": dict.fromkeys(("的", "里的", "里面的", "那边的", "嘅", "里", "里面"), "de"),
     "AND": dict.fromkeys(
         ("和", "跟", "与", "及", "以及", "还有", "、", "和那个", "加上", "同"), "and"
     ),
@@ -1678,6 +1682,11 @@ NAME_SYNONYMS = (
     ("遮阳棚", "雨蓬"),
     ("遮阳棚", "遮雨棚"),
     ("百叶窗", "百叶帘"),
+    # A narrower kind said of a device the home names by the broader word: a blackout
+    # curtain (遮光帘) is a 窗帘, a French window (落地窗) a 窗户. A home that names a device
+    # by the narrower word keeps it to that device.
+    ("窗帘", "遮光帘"),
+    ("窗户", "落地窗"),
 )
 
 # Classifiers that turn a number into a count: 三个插座, 两盏灯.

@@ -18,6 +18,7 @@ import os
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from functools import cache
 from types import MappingProxyType
 from typing import Any, cast
 
@@ -32,6 +33,17 @@ from jiayu.catalog import (
 from jiayu.errors import HomeError, Problem, json_pointer
 from jiayu.jsonfile import load_schema, path_key, read_json
 from jiayu.text import plain_name as plain_name  # re-exported: the lexicon keys names with it
+
+TYPE_FAMILIES: Mapping[str, frozenset[str]] = MappingProxyType(
+    {
+        # 电源: what cuts a circuit's power, a wall switch or relay or a smart plug (开关 and
+        # 通断器 name the switch, 插座 the plug).
+        "Power": frozenset({"Switch", "SmartPlug"}),
+    }
+)
+"""Families of types one type word names, by the types each holds; not types a device has
+(the home file's schema lists those): a device serves as each family its type, or a type it
+acts as, is in (`Device.serves`)."""
 
 
 @dataclass(frozen=True)
@@ -152,6 +164,9 @@ class Device:
     """What the catalog's checks of a command read of the device, but its id: its
     capabilities, limits, presets, type and acts_as. A check passed by one device is
     passed by every device of its kind (`catalog.check` remembers it so)."""
+    serves: frozenset[str] = field(init=False, repr=False, compare=False)
+    """The types a type word may name it by: its type, those it acts as, and their families
+    (TYPE_FAMILIES)."""
 
     def __post_init__(self) -> None:
         # Worked out when made rather than as a cached_property: an attribute of the instance
@@ -160,14 +175,25 @@ class Device:
         limits = tuple(sorted((key, limit.min, limit.max) for key, limit in self.limits.items()))
         kind = (self.capabilities, limits, self.presets, self.type, self.acts_as)
         object.__setattr__(self, "kind", kind)
+        object.__setattr__(self, "serves", _served(self.type, self.acts_as))
 
     # limits and state are read-only mappings, which cannot be hashed; ids are unique anyway.
     def __hash__(self) -> int:
         return hash(self.id)
 
     def serves_as(self, type_name: str) -> bool:
-        """Whether a type word for ``type_name`` ("灯" for Light) covers this device."""
-        return self.type == type_name or type_name in self.acts_as
+        """Whether a type word for ``type_name`` ("灯" for Light, "电源" for the Power family)
+        covers this device."""
+        return type_name in self.serves
+
+
+@cache
+def _served(type_name: str, acts_as: frozenset[str]) -> frozenset[str]:
+    """`Device.serves`, made once per type and acts_as: a big home has a few dozen."""
+    types = {type_name, *acts_as}
+    return frozenset(
+        types | {family for family, held in TYPE_FAMILIES.items() if not held.isdisjoint(types)}
+    )
 
 
 @dataclass(frozen=True)

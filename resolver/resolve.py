@@ -41,6 +41,10 @@ _PLACED = frozenset(
 )
 
 
+# Of those, the actions that act on every device of the room that can, as 这里 would.
+_SET = frozenset({"set", "adjust"})
+
+
 def cannot(home: Home, devices: Sequence[str], clause: Clause) -> str:
     """These devices do not support what the clause asks: 台灯不支持调亮度 (three named at
     most)."""
@@ -115,11 +119,11 @@ class Resolver:
         self._on_floor = {floor: tuple(rooms) for floor, rooms in on_floor.items()}
         self._everything = frozenset(self._all)
         self._order = {d.id: i for i, d in enumerate(home.devices)}
-        # Devices serving as each type (its own type or acts_as), in home order: a type
+        # Devices serving as each type (its own, acts_as or family), in home order: a type
         # word then costs its own devices, not a scan of the whole home.
         by_type: dict[str, list[str]] = {}
         for d in home.devices:
-            for kind in {d.type, *d.acts_as}:
+            for kind in d.serves:
                 by_type.setdefault(kind, []).append(d.id)
         self._by_type = {k: tuple(v) for k, v in by_type.items()}
         # Each device's capabilities: `_able` asks what a clause can do once per set (a
@@ -181,8 +185,8 @@ class Resolver:
                 return Found(sensed or local.devices, local.match)
             if isinstance(local, Refuse) and clause.action == "query":
                 return local  # 多少度 in a room with no thermometer: it says so
-            if isinstance(local, Found) and len(local.devices) == 1:
-                return local
+            if isinstance(local, Found) and (len(local.devices) == 1 or clause.action in _SET):
+                return local  # 亮度调到50 there: the room's lights, as 这里的亮度调到50 says
             return carried
         if target.reference is not None:
             return self._reference(clause, target, session, previous)
