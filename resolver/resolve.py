@@ -411,7 +411,10 @@ class Resolver:
         if target.quantifier == "any":
             return Found((able[0],))
         if target.count is None and clause.action != "query" and len(able) < len(candidates):
-            # A set command acts on the members that can do it and names those it skipped.
+            # A set command acts on the members that can do it and names those it skipped;
+            # a place said alone names no set (这里的亮度调到50: its lights, no one skipped).
+            if target.is_place_only:
+                return Found(able)
             return Found(able, skipped=tuple(d for d in candidates if d not in able))
         if target.count is not None and target.count != len(able):
             noun = target.type_word or (target.name.text if target.name else say("word.device"))
