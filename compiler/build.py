@@ -579,10 +579,8 @@ class Builder:
         return [_clause(tail, t) for t in targets]
 
     def head_set(self, _setv: Leaf, targets: _Targets, *rest: Any) -> Group:
-        if len(rest) == 1 and _bare(rest[0]):
-            # 调插座2: a bare number right after the device is as likely its own number as a
-            # value, as after 打开 (head_on); 调插座到2, 调插座2% and 调插座亮度2 are values.
-            raise Unsupported("a set verb with a bare number after the device")
+        # 设置阅读台灯22: a set verb takes a value, so a bare number after the device is it (a
+        # device's own number is part of its name, which the lexicon reads whole: 插座2).
         attr = self._attr_of(rest)
         tail = Tail("set", _with_attribute(rest[-1], attr))
         return [_clause(tail, t) for t in targets]

@@ -75,6 +75,8 @@ def _number(draw: st.DrawFn, low: int, high: int, attribute: str) -> tuple[int, 
         forms: tuple[str, ...] = (digits + "度", words + "度")
     else:
         forms = (digits, words, digits + "%", words + " %", digits + "趴", "百分之" + words)
+        if number == 1:
+            forms = forms[:1] + forms[2:]  # 一 alone, then 哈 or 下: the softener 一哈, 一下
     return number, draw(st.sampled_from(forms))
 
 
@@ -114,7 +116,7 @@ def _placeless(draw: st.DrawFn, *, unrelated: bool = False) -> tuple[int, str, s
     if form == "setv":
         command_text = verb + here + word + draw(st.sampled_from((to, ""))) + value
     elif form == "ba":
-        command_text = draw(st.sampled_from(("把", "将"))) + here + word + verb + value
+        command_text = draw(st.sampled_from(("把", "将", ""))) + here + word + verb + value
     elif form == "raise first":
         command_text = verb + here.removeprefix("的") + word + to + value
     else:
