@@ -31,6 +31,7 @@ from jiayu.grammar.vocab import (
     FILLER_WORDS,
     NAME_SYNONYMS,
     ROOM_SYNONYMS,
+    STATEMENT_END,
     TABLES,
     UNHEARD,
     WAKE_WORDS,
@@ -665,6 +666,13 @@ def _word_roles(tokens: list[Token], text: str) -> list[Token]:
     a later pass can meet (tests/test_lexer_passes.py checks that the skips change nothing).
     """
     kinds = set(map(_KIND, tokens))  # no bytecode a token
+    if (
+        text.rstrip(_STOPS).endswith(("吗", "么"))
+        and not kinds.isdisjoint(_VALUE_SAID)
+        and kinds.isdisjoint(_SAYS_WHAT_IS_ASKED)
+    ):
+        tokens = _value_asked(tokens)  # 温度为24度吗: one look at the last character first
+        kinds = set(map(_KIND, tokens))
     if "QSET" in kinds or _MARKS_STATE.search(text):
         said = tokens
         tokens = _copula_state(_amount_asked(tokens) if "QSET" in kinds else tokens)
@@ -679,6 +687,35 @@ def _word_roles(tokens: list[Token], text: str) -> list[Token]:
     if repeated or not kinds.isdisjoint(_PASS_KINDS):
         return _passes(tokens, text, kinds, repeated)
     return tokens  # most utterances: not even a copy of the list is made
+
+
+# What may follow the asking word at the end of an utterance.
+_STOPS = STATEMENT_END + "?？"
+# Words that order (a verb) or ask (a question word) themselves: with one, a final 吗 is a
+# polite order's (能把温度调到24度吗) or the question's own, and the lexer drops it.
+_SAYS_WHAT_IS_ASKED = frozenset(
+    {"ON", "OFF", "SET", "SETV", "REL", "MEDIA", "FEATURE", "PACE", "QVERB", "QWORD", "QSTATE"}
+    | {"QSET", "COMPLAINT", "PROGRESS", "STATE", "ASKED", "REMEMBER", "PREF", "HABIT", "CHANGE"}
+)
+
+
+# An attribute or a value said.
+_VALUE_SAID = frozenset({"ATTR", "NUM", "EXTREME", "HALF", "COLOR", "MODE", "SPEED", "PRESET"})
+
+
+def _value_asked(tokens: list[Token]) -> list[Token]:
+    """温度为24度吗 / 亮度是五十吗 / 空调26度吗: a value said with no verb, then 吗, asks
+    whether it is so; it orders nothing. Its 吗 is kept as an asking word (no rule of the
+    grammar ends a value so), and the utterance is not understood as an order."""
+    last = len(tokens) - 1
+    while last >= 0 and tokens[last].kind == "SEP":
+        last -= 1
+    if last < 0 or tokens[last].kind != FILLER or tokens[last].text not in _ASKING_PARTICLES:
+        return tokens
+    return [*tokens[:last], _as(tokens[last], "ASKED", "asked"), *tokens[last + 1 :]]
+
+
+_ASKING_PARTICLES = frozenset({"吗", "么"})  # an utterance asking ends so
 
 
 # The words that say a state is, not that it should be: 灯是打开, 门已上锁 and 窗帘正在打开

@@ -296,3 +296,30 @@ def test_a_verb_said_as_a_state_before_a_device_is_no_command(data: st.DataObjec
     text = verb + "的" + bare + data.draw(st.sampled_from(("", "的")))
     area = data.draw(st.sampled_from((None, device.room)))
     assert _said_in(_engine(index), text, area)[1] == [], text
+
+
+@settings(SETTINGS, max_examples=300)
+@given(_placeless(), st.data())
+def test_a_value_said_with_no_verb_and_asked_orders_nothing(
+    case: tuple[int, str, str, Sent], data: st.DataObject
+) -> None:
+    # 温度为24度吗 / 客厅灯的亮度是五十吗 / 空调26度吗 ask whether it is so; said with a verb
+    # (能把温度调到24度吗) it is a polite order, and acts.
+    index, room, _text, sent = case
+    home = _engine(index).home
+    command, number = sent[0][1], sent[0][2]["value"]
+    word = {"set_brightness": "亮度", "set_volume": "音量", "set_temperature": "温度"}[command]
+    value = str(number) + ("度" if command == "set_temperature" else "")
+    named = [
+        r + link + b for d, r, b in _devices(home, lambda d: d.room == room) for link in _LINKS[:2]
+    ]
+    subject = data.draw(st.sampled_from(("", "这边的", *named)))
+    said = data.draw(st.sampled_from((word, "的" + word if subject else word, "")))
+    assume(subject or said)
+    ending = data.draw(st.sampled_from(("吗", "吗？", "么")))
+    asked = subject + said + data.draw(st.sampled_from(("为", "是", ""))) + value + ending
+    assert _said_in(_engine(index), asked, room)[1] == [], asked
+    polite = data.draw(st.sampled_from(("能", "可以", "能不能"))) + "把" + word + "调到" + value
+    polite += ending.replace("么", "吗")
+    outcome, got = _said_in(_engine(index), polite, room)
+    assert (outcome, sorted(got)) == ("executed", sent), polite
