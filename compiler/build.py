@@ -413,8 +413,16 @@ class Builder:
 
     def target_media(self, *children: Any) -> Group:
         # 客厅音箱暂停音乐: what is played names the device when the target is a place.
-        targets, media, played = children[-3], children[-2], children[-1]
-        tail = Tail(self._payload(media), played=self._tok(played))
+        # 小白打扫客厅: the place after a cleaning verb is where to clean (_cleaner).
+        targets, media, after = children[-3], children[-2], children[-1]
+        action = self._payload(media)
+        if len(after) == 1 and action == "clean" and after[0].is_place_only:
+            return [Clause(action, t) for t in targets]
+        played = after[0] if len(after) == 1 else None
+        if played is None or played.type_word is None or played.places or played.name:
+            raise Unsupported("what follows the verb is not what it plays", "unexpected_word")
+        word = Token("TYPE", played.type_word, "", after.start, "exact", played.device_type)
+        tail = Tail(action, played=word)
         return [_clause(tail, t) for t in targets]
 
     def bare_tail(self, *children: Any) -> Group:
@@ -587,7 +595,20 @@ class Builder:
         return [Clause(undone, t) for t in targets]
 
     def head_media(self, media: Leaf, targets: _Targets) -> Group:
-        return [Clause(self._payload(media), t) for t in targets]
+        action = self._payload(media)
+        return [Clause(action, _cleaner(action, t)) for t in targets]
+
+    def head_step(self, verb: Leaf, targets: _Targets, step: Leaf) -> Group:
+        # 切到主卧的下一首 / 播放书房音箱的上一首: the step is the command; 播放 says no more.
+        tail = self.t_step(verb, step)
+        return [Clause(tail.action, t) for t in targets]
+
+    def t_step(self, verb: Leaf, step: Leaf) -> Tail:
+        # 转到下一首 / 返上一首: a verb of going somewhere, then the step along the tracks.
+        action = self._payload(step)
+        if action not in _STEPS or (verb.kind == "MEDIA" and self._payload(verb) != "play"):
+            raise Unsupported("a verb of going takes a step along the tracks", "unexpected_word")
+        return Tail(action)
 
     def head_feature(self, verb: Leaf, targets: _Targets, feature: Leaf) -> Group:
         # 打开客厅风扇的摇头: the feature is switched, never the device's own power.
@@ -1279,6 +1300,20 @@ def _subject_complaint(subject: str, kind: str) -> str:
     if meant is None or meant not in (high, low):
         raise Unsupported("a complaint about something it cannot be said of", "unexpected_word")
     return meant
+
+
+_STEPS = frozenset({"next_track", "previous_track"})
+
+
+def _cleaner(action: Action, target: Target) -> Target:
+    """A place said as what a cleaning verb cleans (打扫客厅, 清洁这里) is where to clean, not
+    where the cleaner stands: the target is the vacuum the verb implies, wherever it is (one in
+    the home is that one; several are asked among). A vacuum that cleans no single room
+    cleans the home it maps, the place included."""
+    if action != "clean" or not target.is_place_only or target.exclude:
+        return target
+    device_type, word = IMPLIED_BY_ACTION[action]
+    return Target(device_type=device_type, type_word=word)
 
 
 def _clause(tail: Tail, target: Target | None) -> Clause:

@@ -52,6 +52,7 @@ FILLERS = (
     "依家",
     "这会儿",
     "那边",  # 饭厅那边 is the dining room
+    "区域",  # 门口区域 too
     "正在",
     "已经",
     "已",
@@ -711,6 +712,9 @@ TABLES: dict[str, dict[str, Any]] = {
             "这边",
             "呢度",  # Cantonese 这里
             "呢边",
+            "呢间房",  # Cantonese 这个房间
+            "呢个房",
+            "呢间",
             # The room said as the subject of a complaint (屋子有点冷): the speaker's.
             "屋子",
             "屋内",
@@ -1065,7 +1069,7 @@ TABLES: dict[str, dict[str, Any]] = {
             for one in ("一", "")
             for unit in ("首", "曲", "集", "台", "个")
             for played in ("", "歌", "歌曲", "曲目", "曲", "台")
-            if played != unit and (played or unit != "个") and (one or unit != "个")
+            if played != unit and (one or unit != "个")
         },
         "暂停播放": "pause",
         "切歌": "next_track",
@@ -1192,29 +1196,19 @@ TABLES: dict[str, dict[str, Any]] = {
         ),
         **dict.fromkeys(
             (
-                "回去充电",
                 "回充",
-                "回基座",
-                "回座充",
                 "去充电",
-                "回到充电座",
-                "返回充电",
-                "回充电座",
                 "回家充电",
-                "返回基座",
+                # Cantonese 返去 / 返回 said to the vacuum: go back (to its dock).
+                "返回",
+                "返去",
                 "回去充电吧",
-                "返回基站",
-                "回基站",
-                "返回基地",
-                "返去基地",
-                "返回底座",
-                "返去底座",
                 "充电去",
             ),
             "return_to_base",
         ),
         **dict.fromkeys(("开始洗", "洗一下", "开洗", "开始烘", "烘一下"), "run_cycle"),
-        **dict.fromkeys(("开始工作", "开工", "干活", "开始运行", "工作起来"), "start"),
+        **dict.fromkeys(("开始", "开始工作", "开工", "干活", "开始运行", "工作起来"), "start"),
         **{
             verb + track: action
             for verb in ("切到", "跳到", "回到", "切换到", "换到", "放", "播放", "播", "来")
@@ -1284,6 +1278,14 @@ TABLES: dict[str, dict[str, Any]] = {
             "取消吧",
             "解除",
             "没关系",
+            # Dismissals: nothing more is wanted (Cantonese 无事, 算数).
+            "没事",
+            "没事儿",
+            "无事",
+            "算数",
+            "再见",
+            "闭嘴",
+            "退下",
         ),
         "cancel",
     ),
@@ -1523,6 +1525,8 @@ WRAPPERS = (
     "我讲",
     "叫",  # 叫扫地机器人打扫客厅: ask it to
     "让",
+    "用",  # 用扫地机器人打扫客厅: the means is the device said
+    "去",  # 扫地机器人去打扫客厅: go and do it
     "撒",
     "噻",
     "喔",
@@ -1536,6 +1540,14 @@ WRAPPERS = (
     "稍稍",
     "略微",
 )
+
+# Verbs that go somewhere along the tracks, said before a step (转下一首, 返上一首, 回到上一首);
+# 切到, 转到 and the other set verbs (SET) go there too.
+TABLES["STEPV"] = dict.fromkeys(("转", "返", "返到", "回到", "切", "跳回"), "step")
+
+# Going back to the dock: a verb of return and the dock (返回充电座, 回基站, 返去底座).
+RETURN_VERBS = ("回", "回到", "返回", "返去", "返到", "回去", "返")
+DOCKS = ("充电座", "充电桩", "基座", "基站", "底座", "座充", "基地", "充电")
 
 # Verbs whose object is implied name its device type when no target is said (开锁 → the
 # lock, 扫地 → the vacuum): the type and the type word said for it.
