@@ -338,7 +338,9 @@ class Builder:
         out: Group = []
         for clause in _actions(rest[-1], "在<room>"):
             target = clause.target
-            if target is None:
+            if clause.action == "clean":  # 在这里打扫: where to clean, not where the vacuum is
+                target = target or _cleaner("clean", Target(places=places))
+            elif target is None:
                 target = Target(places=places)
             elif not target.places:
                 target = _replace(target, places=places)
@@ -598,17 +600,26 @@ class Builder:
         action = self._payload(media)
         return [Clause(action, _cleaner(action, t)) for t in targets]
 
-    def head_step(self, verb: Leaf, targets: _Targets, step: Leaf) -> Group:
-        # 切到主卧的下一首 / 播放书房音箱的上一首: the step is the command; 播放 says no more.
-        tail = self.t_step(verb, step)
+    def head_step(self, verb: Leaf, targets: _Targets, what: Leaf) -> Group:
+        # 切到主卧的下一首 / 播放书房音箱的上一首 / 暂停书房音箱的播放: one player command.
+        tail = self.t_step(verb, what)
         return [Clause(tail.action, t) for t in targets]
 
-    def t_step(self, verb: Leaf, step: Leaf) -> Tail:
-        # 转到下一首 / 返上一首: a verb of going somewhere, then the step along the tracks.
-        action = self._payload(step)
-        if action not in _STEPS or (verb.kind == "MEDIA" and self._payload(verb) != "play"):
-            raise Unsupported("a verb of going takes a step along the tracks", "unexpected_word")
-        return Tail(action)
+    def t_step(self, verb: Leaf, what: Leaf) -> Tail:
+        """A verb and a player's action said as one command: a verb of going, then a step
+        along the tracks (转到下一首, 返上一首); a set verb, then the state (调成静音); 播放, the
+        playback, with what is done to it (播放下一首, 客厅的播放继续, 暂停书房音箱的播放)."""
+        action = self._payload(what)
+        first = self._payload(verb) if verb.kind == "MEDIA" else None
+        if action in _STEPS and first in (None, "play"):
+            return Tail(action)
+        if verb.kind == "SET" and action in _SET_STATES:
+            return Tail(action)
+        if first == "play" and action in _PLAYER:
+            return Tail(action)
+        if action == "play" and first in _PLAYER:
+            return Tail(first)
+        raise Unsupported("a verb and a player's action that make no command", "unexpected_word")
 
     def head_feature(self, verb: Leaf, targets: _Targets, feature: Leaf) -> Group:
         # 打开客厅风扇的摇头: the feature is switched, never the device's own power.
@@ -1303,6 +1314,8 @@ def _subject_complaint(subject: str, kind: str) -> str:
 
 
 _STEPS = frozenset({"next_track", "previous_track"})
+_SET_STATES = frozenset({"mute", "unmute"})  # what a set verb sets a player to (调成静音)
+_PLAYER = frozenset({"play", "pause", "stop", "mute", "unmute", *_STEPS})
 
 
 def _cleaner(action: Action, target: Target) -> Target:

@@ -189,6 +189,8 @@ _PACE_VERBS = ("调", "开", "转")
 _SWINGS = ("摇头", "摆头", "摇摆", "摆风", "扫风", "左右扫风", "上下扫风", "左右摆风")
 # The classifiers a set question counts or picks with: 几盏灯, 哪扇门.
 _SET_CLASSIFIERS = ("个", "盏", "台", "只", "扇", "部", "组", "道", "把")
+# What is played, said after a track's classifier (下一首歌, 这首曲目), or not said.
+PLAYED = ("", "歌", "歌曲", "曲目", "曲", "台")
 TABLES: dict[str, dict[str, Any]] = {
     # The 打开 and 关闭 clusters; the per-device command is chosen by the resolver. These are
     # the words no morphology composes: the verb stems and the lexicalised forms, each listed
@@ -242,7 +244,7 @@ TABLES: dict[str, dict[str, Any]] = {
     "SETV": dict.fromkeys(
         ("设置", "设定", "调", "调整", "校", "调节", "变更", "设", "调教"), "set"
     ),
-    "TO": dict.fromkeys(("到", "为", "成", "至", "在"), "to"),
+    "TO": dict.fromkeys(("到", "为", "成", "至", "在", "喺"), "to"),  # Cantonese 喺 is 在
     # Relative changes: (attribute or None, direction, warmth). A change verb before an
     # adjective (调亮, 变小, 开大) is composed from CHANGE_VERBS and ADJ; these are the verbs
     # that say their direction themselves.
@@ -519,6 +521,7 @@ TABLES: dict[str, dict[str, Any]] = {
         "曲目": "NetworkAudio",
         "播放器": "NetworkAudio",
         "媒体播放器": "NetworkAudio",
+        "媒体": "NetworkAudio",
         "节目": "NetworkAudio",  # what is played: a player
         "电视": "Television",
         "电视机": "Television",
@@ -1046,6 +1049,8 @@ TABLES: dict[str, dict[str, Any]] = {
         "静音关掉": "unmute",
         "静音关闭": "unmute",
         "取消掉静音": "unmute",
+        "取消暂停": "play",
+        "解除暂停": "play",
         "播放": "play",
         "继续播放": "play",
         "继续": "play",
@@ -1068,7 +1073,7 @@ TABLES: dict[str, dict[str, Any]] = {
             for step, command in (("下", "next_track"), ("上", "previous_track"))
             for one in ("一", "")
             for unit in ("首", "曲", "集", "台", "个")
-            for played in ("", "歌", "歌曲", "曲目", "曲", "台")
+            for played in PLAYED
             if played != unit and (one or unit != "个")
         },
         "暂停播放": "pause",
@@ -1544,6 +1549,10 @@ WRAPPERS = (
 # Verbs that go somewhere along the tracks, said before a step (转下一首, 返上一首, 回到上一首);
 # 切到, 转到 and the other set verbs (SET) go there too.
 TABLES["STEPV"] = dict.fromkeys(("转", "返", "返到", "回到", "切", "跳回"), "step")
+
+# Playing this track again (再播放这首, 重播呢个): it starts over, as a step back does.
+REPLAY_VERBS = ("再播放", "再放", "再播", "重新播放", "重播")
+THIS_TRACK = ("这首", "呢首", "这个", "呢个")
 
 # Going back to the dock: a verb of return and the dock (返回充电座, 回基站, 返去底座).
 RETURN_VERBS = ("回", "回到", "返回", "返去", "返到", "回去", "返")
