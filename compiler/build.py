@@ -1017,6 +1017,8 @@ class Builder:
             elif kind == "TYPE":
                 if tok.text in _POWER_WORDS and (type_token is not None or names):
                     continue  # 落地扇的开关: the power switch of what was said before it
+                if type_token is not None and tok.value == type_token.value:
+                    continue  # 大门锁的锁: the kind said again after a word of that kind
                 type_token = tok
             elif kind == "DE":
                 continue

@@ -208,6 +208,7 @@ TABLES: dict[str, dict[str, Any]] = {
             "打开来",
             "解锁",
             "开锁",
+            "解开",  # 解开后门锁: undo what holds it
             "点上",
             "着",  # Cantonese 着 (着灯: turn the light on)
         ),
@@ -1404,7 +1405,7 @@ TABLES: dict[str, dict[str, Any]] = {
 ASPECTS = ("了", "着", "咗", "一下", "一哈", "下", "哈", "一下子", "埋", "返")
 
 # Verbs that switch a device on by themselves, and those that switch it off.
-ON_STEMS = ("开", "打开", "开启", "启动", "启用", "点亮", "运行")
+ON_STEMS = ("开", "打开", "开启", "启动", "启用", "点亮", "运行", "激活")
 OFF_STEMS = ("关", "关闭", "熄", "熄灭", "灭", "闩", "停掉")
 # Direction and result complements that keep a switching verb's sense (开起来, 关掉).
 ON_COMPLEMENTS = ("起", "起来", "来", "上", "开", "着")
@@ -1431,6 +1432,7 @@ SET_STEMS = (
     "换",
     "切",
     "切换",
+    "转换",  # 转换到晚安模式
     "变",
     "定",
     "放",
