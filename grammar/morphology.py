@@ -142,6 +142,7 @@ def morphemes() -> dict[str, tuple[tuple[str, ...], bool]]:
         "PROGRESS_VERBS": (v.PROGRESS_VERBS, True),
         "RETURN_VERBS": (v.RETURN_VERBS, True),
         "REPLAY_VERBS": (v.REPLAY_VERBS, True),
+        "UNDO_VERBS": (v.UNDO_VERBS, True),
         "STATE_VERBS": (_flat(v.STATE_VERBS.values()), True),
         "STATE_UNLOCKED": (v.STATE_UNLOCKED, True),
         "ON_COMPLEMENTS": (v.ON_COMPLEMENTS, False),
@@ -155,6 +156,7 @@ def morphemes() -> dict[str, tuple[tuple[str, ...], bool]]:
         "PROGRESS_RESULTS": (v.PROGRESS_RESULTS, False),
         "DOCKS": (v.DOCKS, False),
         "THIS_TRACK": (v.THIS_TRACK, False),
+        "PAUSE_WORDS": (v.PAUSE_WORDS, False),
         "PROGRESS_ASKED": (v.PROGRESS_ASKED, False),
         "STATE_ASPECTS": ((*v.STATE_ASPECTS, *v.STATE_PERFECT), False),
     }
@@ -184,6 +186,9 @@ def derived() -> dict[str, dict[str, Any]]:
                     for played in v.PLAYED
                 ),
                 "previous_track",
+            ),
+            **dict.fromkeys(
+                (undo + pause for undo in v.UNDO_VERBS for pause in v.PAUSE_WORDS), "play"
             ),
         },
         "PROGRESS": dict.fromkeys(

@@ -1050,8 +1050,6 @@ TABLES: dict[str, dict[str, Any]] = {
         "静音关掉": "unmute",
         "静音关闭": "unmute",
         "取消掉静音": "unmute",
-        "取消暂停": "play",
-        "解除暂停": "play",
         "播放": "play",
         "继续播放": "play",
         "继续": "play",
@@ -1555,6 +1553,10 @@ TABLES["STEPV"] = dict.fromkeys(("转", "返", "返到", "回到", "切", "跳�
 # Playing this track again (再播放这首, 重播呢个): it starts over, as a step back does.
 REPLAY_VERBS = ("再播放", "再放", "再播", "重新播放", "重播")
 THIS_TRACK = ("这首", "呢首", "这个", "呢个")
+
+# Undoing a pause plays again (取消暂停, 解除暂停播放).
+UNDO_VERBS = ("取消", "解除")
+PAUSE_WORDS = ("暂停", "暂停播放")
 
 # Going back to the dock: a verb of return and the dock (返回充电座, 回基站, 返去底座).
 RETURN_VERBS = ("回", "回到", "返回", "返去", "返到", "回去", "返")
