@@ -1336,6 +1336,8 @@ def _clause(tail: Tail, target: Target | None) -> Clause:
     if played is not None:
         if target is None:
             target = Target(device_type=played.value, type_word=played.text)
+        elif tail.action == "clean":
+            target = _cleaner(tail.action, target)  # 书房打扫一下: where to clean
         elif not (target.name or target.type_word or target.reference):
             target = _replace(target, device_type=played.value, type_word=played.text)
     question = tail.question

@@ -5,9 +5,9 @@ with the meaning known by construction; one slot replaced by an unrelated word s
 - A step: a player (its room, a link, its bare name), a verb of going or none (转, 返, 回到,
   切到, 转到, 换到, 播放), a step word (下/上, 一 or not, a classifier, what is played), in
   either order around the target, with requests and particles around it.
-- A cleaning: a cleaning verb, a place (a room's name or alias, with 的 or 区域, 这里 in the
-  speaker's room, or 在<room> before the verb), and the cleaner said or not (叫/让/用 小白
-  去 …): the home's one vacuum starts cleaning, wherever the place is.
+- A cleaning: a cleaning verb, a place (a room's name or alias after it, with 的 or 区域, or
+  before it, 把 or not; 这里 in the speaker's room; 在<room> before the verb), and the cleaner
+  said or not (叫/让 小白 去 …): the home's one vacuum starts cleaning, wherever the place is.
 - A delay: a lead or none (等, 过, 再过, 倒数, 计时, 在), hours, minutes and seconds (个, 又,
   digits or words), 后 or none, then a switching command: scheduled, nothing sent now.
 """
@@ -109,9 +109,11 @@ def _cleaning(draw: st.DrawFn, *, unrelated: bool = False) -> tuple[str, str | N
     room = draw(st.sampled_from(home.rooms))
     place = draw(st.sampled_from((room.name, *room.aliases)))
     verb = draw(st.sampled_from(_CLEANING))
-    form = draw(st.sampled_from(("place after", "这里", "在 before")))
-    # 在<room> opens the clause: the cleaner is said only in the other forms.
-    cleaner = "" if form == "在 before" else draw(st.sampled_from(_CLEANERS))
+    form = draw(st.sampled_from(("place after", "place before", "这里", "在 before")))
+    # A place before the verb or 在<room> opens the clause: the cleaner is said only after a
+    # cleaning verb's place or before 这里.
+    before = form in ("place before", "在 before")
+    cleaner = "" if before else draw(st.sampled_from(_CLEANERS))
     parts = {"verb": verb, "place": place, **({"cleaner": cleaner} if cleaner else {})}
     said, slot, noise = _noisy(draw, unrelated, parts, ("wrapper", "tail"))
     verb, place = said["verb"], said["place"]
@@ -124,6 +126,8 @@ def _cleaning(draw: st.DrawFn, *, unrelated: bool = False) -> tuple[str, str | N
     elif form == "这里" and slot != "place":
         area = room.id
         command = cleaner + verb + draw(st.sampled_from(("这里", "这个房间", "呢度")))
+    elif form == "place before":
+        command = draw(st.sampled_from(("", "把"))) + place + verb  # 把书房打扫一下
     else:
         command = draw(st.sampled_from(("在", "喺"))) + place + verb
     text = _wrap(draw, command)
