@@ -108,7 +108,9 @@ def chinese_integer(numeral: str) -> int | None:
 _AFTER = ("以后", "之后", "后")
 # Said before a delay, they make it one with no 后 (过十分钟关灯, 等两个小时又五分钟开空调,
 # Taiwan's 倒数/计时三分钟关掉电视, 在十分钟关灯).
-_LEADS = ("再过", "过", "等", "倒数", "计时", "在")
+_LEADS = ("再过", "过", "等", "倒计时", "倒数", "计时", "在")
+# Said before a clock time, they open it wherever it stands (在十点关灯, 等到晚上七点开空调).
+_CLOCK_LEADS = ("等到", "在")
 # A timer set after the command (关掉电视设置五小时定时): a delay between these.
 _TIMER_LEADS = ("开始", "设置", "设定", "创建", "设")
 _TIMER_ENDS = ("倒计时", "计时器", "计时", "定时")
@@ -216,14 +218,17 @@ def _amount(text: str, at: int) -> tuple[float | None, int]:
 
 
 def _scan_clock(text: str, start: int) -> tuple[int, Timing] | None:
-    at, day = _prefix(text, start, _DAYS)
-    if day is not None and text[start:at] in ("今晚", "明晚"):
+    lead = next((w for w in _CLOCK_LEADS if text.startswith(w, start)), "")
+    said = start + len(lead)
+    at, day = _prefix(text, said, _DAYS)
+    if day is not None and text[said:at] in ("今晚", "明晚"):
         shift: int | None = _EVENING
     else:
         at, shift = _prefix(text, at, _PARTS)
     if at < len(text) and text[at] in _ASCII_DIGITS and ":" in text[at : at + 3]:
         return _colon_clock(text, start, at, day, shift)
-    if day is None and shift is None and not (start == 0 or text[start - 1] in _CLAUSE_BREAK):
+    opens = bool(lead) or start == 0 or text[start - 1] in _CLAUSE_BREAK
+    if day is None and shift is None and not opens:
         return None  # 调亮两点 is an amount, not two o'clock: known before reading the number
     if at >= len(text) or text[at] not in _NUMERALS:
         return None
