@@ -8,8 +8,8 @@ with the meaning known by construction; one slot replaced by an unrelated word s
 - A cleaning: a cleaning verb, a place (a room's name or alias after it, with 的 or 区域, or
   before it, 把 or not; 这里 in the speaker's room; 在<room> before the verb), and the cleaner
   said or not (叫/让 小白 去 …): the home's one vacuum starts cleaning, wherever the place is.
-- A delay: a lead or none (等, 过, 再过, 倒计时, 倒数, 计时, 在), hours, minutes and seconds (个, 又,
-  digits or words), 后 or none, then a switching command: scheduled, nothing sent now.
+- A delay: a lead or none (等, 过, 再过, 倒计时, 倒数, 计时, 在), hours, minutes and seconds
+  (个, 又, digits or words), 后 or none, then a switching command: scheduled, nothing sent now.
 """
 
 from __future__ import annotations
