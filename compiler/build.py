@@ -339,7 +339,9 @@ class Builder:
         out: Group = []
         for clause in _actions(rest[-1], "在<room>"):
             target = clause.target
-            if target is None:
+            if clause.action == "clean":  # 在这里打扫: where to clean, not where the vacuum is
+                target = target or _cleaner("clean", Target(places=places))
+            elif target is None:
                 target = Target(places=places)
             elif not target.places:
                 target = _replace(target, places=places)
@@ -418,8 +420,16 @@ class Builder:
 
     def target_media(self, *children: Any) -> Group:
         # 客厅音箱暂停音乐: what is played names the device when the target is a place.
-        targets, media, played = children[-3], children[-2], children[-1]
-        tail = Tail(self._payload(media), played=self._tok(played))
+        # 小白打扫客厅: the place after a cleaning verb is where to clean (_cleaner).
+        targets, media, after = children[-3], children[-2], children[-1]
+        action = self._payload(media)
+        if len(after) == 1 and action == "clean" and after[0].is_place_only:
+            return [Clause(action, t) for t in targets]
+        played = after[0] if len(after) == 1 else None
+        if played is None or played.type_word is None or played.places or played.name:
+            raise Unsupported("what follows the verb is not what it plays", "unexpected_word")
+        word = Token("TYPE", played.type_word, "", after.start, "exact", played.device_type)
+        tail = Tail(action, played=word)
         return [_clause(tail, t) for t in targets]
 
     def bare_tail(self, *children: Any) -> Group:
@@ -606,7 +616,29 @@ class Builder:
         return [Clause(undone, t) for t in targets]
 
     def head_media(self, media: Leaf, targets: _Targets) -> Group:
-        return [Clause(self._payload(media), t) for t in targets]
+        action = self._payload(media)
+        return [Clause(action, _cleaner(action, t)) for t in targets]
+
+    def head_step(self, verb: Leaf, targets: _Targets, what: Leaf) -> Group:
+        # 切到主卧的下一首 / 播放书房音箱的上一首 / 暂停书房音箱的播放: one player command.
+        tail = self.t_step(verb, what)
+        return [Clause(tail.action, t) for t in targets]
+
+    def t_step(self, verb: Leaf, what: Leaf) -> Tail:
+        """A verb and a player's action said as one command: a verb of going, then a step
+        along the tracks (转到下一首, 返上一首); a set verb, then the state (调成静音); 播放, the
+        playback, with what is done to it (播放下一首, 客厅的播放继续, 暂停书房音箱的播放)."""
+        action = self._payload(what)
+        first = self._payload(verb) if verb.kind == "MEDIA" else None
+        if action in _STEPS and first in (None, "play"):
+            return Tail(action)
+        if verb.kind == "SET" and action in _SET_STATES:
+            return Tail(action)
+        if first == "play" and action in _PLAYER:
+            return Tail(action)
+        if action == "play" and first in _PLAYER:
+            return Tail(first)
+        raise Unsupported("a verb and a player's action that make no command", "unexpected_word")
 
     def head_feature(self, verb: Leaf, targets: _Targets, feature: Leaf) -> Group:
         # 打开客厅风扇的摇头: the feature is switched, never the device's own power.
@@ -1009,6 +1041,8 @@ class Builder:
             elif kind == "TYPE":
                 if tok.text in _POWER_WORDS and (type_token is not None or names):
                     continue  # 落地扇的开关: the power switch of what was said before it
+                if type_token is not None and tok.value == type_token.value:
+                    continue  # 大门锁的锁: the kind said again after a word of that kind
                 type_token = tok
             elif kind == "DE":
                 continue
@@ -1306,11 +1340,29 @@ def _subject_complaint(subject: str, kind: str) -> str:
     return meant
 
 
+_STEPS = frozenset({"next_track", "previous_track"})
+_SET_STATES = frozenset({"mute", "unmute"})  # what a set verb sets a player to (调成静音)
+_PLAYER = frozenset({"play", "pause", "stop", "mute", "unmute", *_STEPS})
+
+
+def _cleaner(action: Action, target: Target) -> Target:
+    """A place said as what a cleaning verb cleans (打扫客厅, 清洁这里) is where to clean, not
+    where the cleaner stands: the target is the vacuum the verb implies, wherever it is (one in
+    the home is that one; several are asked among). A vacuum that cleans no single room
+    cleans the home it maps, the place included."""
+    if action != "clean" or not target.is_place_only or target.exclude:
+        return target
+    device_type, word = IMPLIED_BY_ACTION[action]
+    return Target(device_type=device_type, type_word=word)
+
+
 def _clause(tail: Tail, target: Target | None) -> Clause:
     played = tail.played
     if played is not None:
         if target is None:
             target = Target(device_type=played.value, type_word=played.text)
+        elif tail.action == "clean":
+            target = _cleaner(tail.action, target)  # 书房打扫一下: where to clean
         elif not (target.name or target.type_word or target.reference):
             target = _replace(target, device_type=played.value, type_word=played.text)
     question = tail.question

@@ -632,6 +632,7 @@ def _kept(made: dict[tuple[int, str], Token], start: int, entry: Entry) -> Token
 _NAME_PARTS = frozenset({"NAME", "TYPE", "ROOM", "NUM", "DE"})
 _NAME_START = frozenset({"NAME", "TYPE", "NUM"})
 _PLACES = frozenset({"ROOM", "FLOOR", "GROUP"})
+_AT_WORDS = frozenset({"在", "喺"})  # Cantonese 喺 is 在
 # The 的 words (DE), longest first, as the segmenter takes them.
 _DE_WORD = re.compile("|".join(sorted(TABLES["DE"], key=len, reverse=True)))
 
@@ -1005,9 +1006,9 @@ def _roles(tokens: list[Token]) -> list[Token]:
             out[i] = _as(token, "KELVIN", "K")
         elif (
             token.kind == "TO"
-            and token.text == "在"
+            and token.text in _AT_WORDS
             and after is not None
-            and after.kind in _PLACES
+            and (after.kind in _PLACES or after.kind == "THIS_ROOM")
             and (before is None or before.kind == "SEP" or _places_end(tokens, words[n + 1 :]))
         ):
             out[i] = _as(token, "AT", "at")

@@ -110,6 +110,11 @@ def chinese_integer(numeral: str) -> int | None:
 # --- times ------------------------------------------------------------------
 
 _AFTER = ("以后", "之后", "后")
+# Said before a delay, they make it one with no 后 (过十分钟关灯, 等两个小时又五分钟开空调,
+# Taiwan's 倒数/计时三分钟关掉电视, 在十分钟关灯).
+_LEADS = ("再过", "过", "等", "倒计时", "倒数", "计时", "在")
+# Said before a clock time, they open it wherever it stands (在十点关灯, 等到晚上七点开空调).
+_CLOCK_LEADS = ("等到", "在")
 # A timer set after the command (关掉电视设置五小时定时): a delay between these.
 _TIMER_LEADS = ("开始", "设置", "设定", "创建", "设")
 _TIMER_ENDS = ("倒计时", "计时器", "计时", "定时")
@@ -118,7 +123,8 @@ _JOINED = ("和", "又")
 # Words of one or two characters in a time: looked up by the characters at hand (two, then
 # one, so 晚上 wins over 晚 and 分钟 over 分) rather than tried one by one, as a time is
 # scanned for at every character that could start one.
-_DELAY_UNITS = {"小时": 3600, "钟头": 3600, "分钟": 60, "分": 60, "秒钟": 1, "秒": 1}
+# Cantonese 个钟 is an hour (三个钟后).
+_DELAY_UNITS = {"小时": 3600, "钟头": 3600, "钟": 3600, "分钟": 60, "分": 60, "秒钟": 1, "秒": 1}
 _DAYS = {"今天": 0, "今晚": 0, "明天": 1, "明早": 1, "明晚": 1, "后天": 2}
 _PARTS = {
     "早上": 0,
@@ -135,9 +141,9 @@ _PARTS = {
 }
 _EVENING = 13  # a shift of 12 hours that also makes 十二点 midnight
 _CLAUSE_BREAK = frozenset(",，。;；!！?？")
-TIME_START = NUMBER_START | frozenset("半过再今明后早上清凌中下傍晚夜设开创")
+TIME_START = NUMBER_START | frozenset("半过再今明后早上清凌中下傍晚夜设开创等倒计在")
 """Characters a time can start with: a cheap test before scanning."""
-TIME_WORDS = ("小时", "钟头", "分", "秒", "点", ":")
+TIME_WORDS = ("小时", "钟", "分", "秒", "点", ":")
 """Every time said has one of these (a unit of a delay, or the hour of a clock)."""
 
 
@@ -159,7 +165,7 @@ def _prefix(text: str, at: int, words: dict[str, int]) -> tuple[int, int | None]
 def _scan_delay(text: str, start: int) -> tuple[int, Timing] | None:
     at = start
     lead = timer = False
-    for word in ("再过", "过"):
+    for word in _LEADS:
         if text.startswith(word, at):
             at, lead = at + len(word), True
             break
@@ -191,7 +197,10 @@ def _scan_delay(text: str, start: int) -> tuple[int, Timing] | None:
     for word in _AFTER:
         if text.startswith(word, at):
             return at + len(word), Timing(delay_s=seconds)
-    return (at, Timing(delay_s=seconds)) if lead else None
+    # A delay that opens the utterance or a clause is when what follows is done (两个小时关闭
+    # 空调); said later it may be how long (关灯两小时), which is not a delay.
+    opens = start == 0 or text[start - 1] in _CLAUSE_BREAK
+    return (at, Timing(delay_s=seconds)) if lead or opens else None
 
 
 def _amount(text: str, at: int) -> tuple[float | None, int]:
@@ -213,14 +222,17 @@ def _amount(text: str, at: int) -> tuple[float | None, int]:
 
 
 def _scan_clock(text: str, start: int) -> tuple[int, Timing] | None:
-    at, day = _prefix(text, start, _DAYS)
-    if day is not None and text[start:at] in ("今晚", "明晚"):
+    lead = next((w for w in _CLOCK_LEADS if text.startswith(w, start)), "")
+    said = start + len(lead)
+    at, day = _prefix(text, said, _DAYS)
+    if day is not None and text[said:at] in ("今晚", "明晚"):
         shift: int | None = _EVENING
     else:
         at, shift = _prefix(text, at, _PARTS)
     if at < len(text) and text[at] in _ASCII_DIGITS and ":" in text[at : at + 3]:
         return _colon_clock(text, start, at, day, shift)
-    if day is None and shift is None and not (start == 0 or text[start - 1] in _CLAUSE_BREAK):
+    opens = bool(lead) or start == 0 or text[start - 1] in _CLAUSE_BREAK
+    if day is None and shift is None and not opens:
         return None  # 调亮两点 is an amount, not two o'clock: known before reading the number
     if at >= len(text) or text[at] not in _NUMERALS:
         return None

@@ -140,6 +140,9 @@ def morphemes() -> dict[str, tuple[tuple[str, ...], bool]]:
         "CHANGE_VERBS": ((*v.CHANGE_VERBS, *v.SIZE_ADJECTIVES), True),
         "DEGREES": (v.DEGREES, True),
         "PROGRESS_VERBS": (v.PROGRESS_VERBS, True),
+        "RETURN_VERBS": (v.RETURN_VERBS, True),
+        "REPLAY_VERBS": (v.REPLAY_VERBS, True),
+        "UNDO_VERBS": (v.UNDO_VERBS, True),
         "STATE_VERBS": (_flat(v.STATE_VERBS.values()), True),
         "STATE_UNLOCKED": (v.STATE_UNLOCKED, True),
         "ON_COMPLEMENTS": (v.ON_COMPLEMENTS, False),
@@ -151,6 +154,9 @@ def morphemes() -> dict[str, tuple[tuple[str, ...], bool]]:
         "DEGREE_ENDINGS": (v.DEGREE_ENDINGS, False),
         "QUALITIES": (_flat((*v.QUALITIES.values(), v.QUALITIES_ALONE)), False),
         "PROGRESS_RESULTS": (v.PROGRESS_RESULTS, False),
+        "DOCKS": (v.DOCKS, False),
+        "THIS_TRACK": (v.THIS_TRACK, False),
+        "PAUSE_WORDS": (v.PAUSE_WORDS, False),
         "PROGRESS_ASKED": (v.PROGRESS_ASKED, False),
         "STATE_ASPECTS": ((*v.STATE_ASPECTS, *v.STATE_PERFECT), False),
     }
@@ -168,6 +174,23 @@ def derived() -> dict[str, dict[str, Any]]:
         "SET": dict.fromkeys((stem + to for stem in v.SET_STEMS for to in v.SET_TO), "set"),
         "REL": _relative_words(v),
         "COMPLAINT": {**_complaint_words(v), **v.COMPLAINT_WORDS},
+        "MEDIA": {
+            **dict.fromkeys(
+                (verb + dock for verb in v.RETURN_VERBS for dock in v.DOCKS), "return_to_base"
+            ),
+            **dict.fromkeys(
+                (
+                    verb + this + played
+                    for verb in v.REPLAY_VERBS
+                    for this in v.THIS_TRACK
+                    for played in v.PLAYED
+                ),
+                "previous_track",
+            ),
+            **dict.fromkeys(
+                (undo + pause for undo in v.UNDO_VERBS for pause in v.PAUSE_WORDS), "play"
+            ),
+        },
         "PROGRESS": dict.fromkeys(
             (
                 verb + result + asked

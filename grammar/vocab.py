@@ -52,6 +52,7 @@ FILLERS = (
     "依家",
     "这会儿",
     "那边",  # 饭厅那边 is the dining room
+    "区域",  # 门口区域 too
     "正在",
     "已经",
     "已",
@@ -188,6 +189,8 @@ _PACE_VERBS = ("调", "开", "转")
 _SWINGS = ("摇头", "摆头", "摇摆", "摆风", "扫风", "左右扫风", "上下扫风", "左右摆风")
 # The classifiers a set question counts or picks with: 几盏灯, 哪扇门.
 _SET_CLASSIFIERS = ("个", "盏", "台", "只", "扇", "部", "组", "道", "把")
+# What is played, said after a track's classifier (下一首歌, 这首曲目), or not said.
+PLAYED = ("", "歌", "歌曲", "曲目", "曲", "台")
 TABLES: dict[str, dict[str, Any]] = {
     # The 打开 and 关闭 clusters; the per-device command is chosen by the resolver. These are
     # the words no morphology composes: the verb stems and the lexicalised forms, each listed
@@ -205,6 +208,7 @@ TABLES: dict[str, dict[str, Any]] = {
             "打开来",
             "解锁",
             "开锁",
+            "解开",  # 解开后门锁: undo what holds it
             "点上",
             "着",  # Cantonese 着 (着灯: turn the light on)
         ),
@@ -241,7 +245,7 @@ TABLES: dict[str, dict[str, Any]] = {
     "SETV": dict.fromkeys(
         ("设置", "设定", "调", "调整", "校", "调节", "变更", "设", "调教"), "set"
     ),
-    "TO": dict.fromkeys(("到", "为", "成", "至", "在"), "to"),
+    "TO": dict.fromkeys(("到", "为", "成", "至", "在", "喺"), "to"),  # Cantonese 喺 is 在
     # Relative changes: (attribute or None, direction, warmth). A change verb before an
     # adjective (调亮, 变小, 开大) is composed from CHANGE_VERBS and ADJ; these are the verbs
     # that say their direction themselves.
@@ -521,6 +525,7 @@ TABLES: dict[str, dict[str, Any]] = {
         "曲目": "NetworkAudio",
         "播放器": "NetworkAudio",
         "媒体播放器": "NetworkAudio",
+        "媒体": "NetworkAudio",
         "节目": "NetworkAudio",  # what is played: a player
         "电视": "Television",
         "电视机": "Television",
@@ -715,6 +720,9 @@ TABLES: dict[str, dict[str, Any]] = {
             "这边",
             "呢度",  # Cantonese 这里
             "呢边",
+            "呢间房",  # Cantonese 这个房间
+            "呢个房",
+            "呢间",
             # The room said as the subject of a complaint (屋子有点冷): the speaker's.
             "屋子",
             "屋内",
@@ -1068,8 +1076,8 @@ TABLES: dict[str, dict[str, Any]] = {
             for step, command in (("下", "next_track"), ("上", "previous_track"))
             for one in ("一", "")
             for unit in ("首", "曲", "集", "台", "个")
-            for played in ("", "歌", "歌曲", "曲目", "曲", "台")
-            if played != unit and (played or unit != "个") and (one or unit != "个")
+            for played in PLAYED
+            if played != unit and (one or unit != "个")
         },
         "暂停播放": "pause",
         "切歌": "next_track",
@@ -1196,29 +1204,19 @@ TABLES: dict[str, dict[str, Any]] = {
         ),
         **dict.fromkeys(
             (
-                "回去充电",
                 "回充",
-                "回基座",
-                "回座充",
                 "去充电",
-                "回到充电座",
-                "返回充电",
-                "回充电座",
                 "回家充电",
-                "返回基座",
+                # Cantonese 返去 / 返回 said to the vacuum: go back (to its dock).
+                "返回",
+                "返去",
                 "回去充电吧",
-                "返回基站",
-                "回基站",
-                "返回基地",
-                "返去基地",
-                "返回底座",
-                "返去底座",
                 "充电去",
             ),
             "return_to_base",
         ),
         **dict.fromkeys(("开始洗", "洗一下", "开洗", "开始烘", "烘一下"), "run_cycle"),
-        **dict.fromkeys(("开始工作", "开工", "干活", "开始运行", "工作起来"), "start"),
+        **dict.fromkeys(("开始", "开始工作", "开工", "干活", "开始运行", "工作起来"), "start"),
         **{
             verb + track: action
             for verb in ("切到", "跳到", "回到", "切换到", "换到", "放", "播放", "播", "来")
@@ -1288,6 +1286,14 @@ TABLES: dict[str, dict[str, Any]] = {
             "取消吧",
             "解除",
             "没关系",
+            # Dismissals: nothing more is wanted (Cantonese 无事, 算数).
+            "没事",
+            "没事儿",
+            "无事",
+            "算数",
+            "再见",
+            "闭嘴",
+            "退下",
         ),
         "cancel",
     ),
@@ -1401,7 +1407,7 @@ TABLES: dict[str, dict[str, Any]] = {
 ASPECTS = ("了", "着", "咗", "一下", "一哈", "下", "哈", "一下子", "埋", "返")
 
 # Verbs that switch a device on by themselves, and those that switch it off.
-ON_STEMS = ("开", "打开", "开启", "启动", "启用", "点亮", "运行")
+ON_STEMS = ("开", "打开", "开启", "启动", "启用", "点亮", "运行", "激活")
 OFF_STEMS = ("关", "关闭", "熄", "熄灭", "灭", "闩", "停掉")
 # Direction and result complements that keep a switching verb's sense (开起来, 关掉).
 ON_COMPLEMENTS = ("起", "起来", "来", "上", "开", "着")
@@ -1428,6 +1434,7 @@ SET_STEMS = (
     "换",
     "切",
     "切换",
+    "转换",  # 转换到晚安模式
     "变",
     "定",
     "放",
@@ -1527,6 +1534,8 @@ WRAPPERS = (
     "我讲",
     "叫",  # 叫扫地机器人打扫客厅: ask it to
     "让",
+    "用",  # 用扫地机器人打扫客厅: the means is the device said
+    "去",  # 扫地机器人去打扫客厅: go and do it
     "撒",
     "噻",
     "喔",
@@ -1540,6 +1549,22 @@ WRAPPERS = (
     "稍稍",
     "略微",
 )
+
+# Verbs that go somewhere along the tracks, said before a step (转下一首, 返上一首, 回到上一首);
+# 切到, 转到 and the other set verbs (SET) go there too.
+TABLES["STEPV"] = dict.fromkeys(("转", "返", "返到", "回到", "切", "跳回"), "step")
+
+# Playing this track again (再播放这首, 重播呢个): it starts over, as a step back does.
+REPLAY_VERBS = ("再播放", "再放", "再播", "重新播放", "重播")
+THIS_TRACK = ("这首", "呢首", "这个", "呢个")
+
+# Undoing a pause plays again (取消暂停, 解除暂停播放).
+UNDO_VERBS = ("取消", "解除")
+PAUSE_WORDS = ("暂停", "暂停播放")
+
+# Going back to the dock: a verb of return and the dock (返回充电座, 回基站, 返去底座).
+RETURN_VERBS = ("回", "回到", "返回", "返去", "返到", "回去", "返")
+DOCKS = ("充电座", "充电桩", "基座", "基站", "底座", "座充", "基地", "充电")
 
 # Verbs whose object is implied name its device type when no target is said (开锁 → the
 # lock, 扫地 → the vacuum): the type and the type word said for it.
