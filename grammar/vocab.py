@@ -52,6 +52,8 @@ FILLERS = (
     "依家",
     "这会儿",
     "那边",  # 饭厅那边 is the dining room
+    "那里",  # as 那边
+    "那儿",
     "正在",
     "已经",
     "已",
@@ -805,6 +807,9 @@ TABLES: dict[str, dict[str, Any]] = {
         "播报": None,
         "是咩": None,
         "系咩": None,  # Cantonese 是什么
+        "怎样": None,
+        "点样": None,  # Cantonese 怎样
+        "系点": None,  # Cantonese 是怎样 (状态係點)
         "乜嘢": None,
         "是乜嘢": None,
         "系乜嘢": None,
@@ -942,6 +947,7 @@ TABLES: dict[str, dict[str, Any]] = {
             "的吗",
             "咗未",
             "咗吗",
+            "咗",  # 没有上锁咗: after a state, Cantonese 了
             "未",
         ),
         "asked",
@@ -1535,6 +1541,18 @@ WRAPPERS = (
     "稍微",
     "稍稍",
     "略微",
+)
+
+# The wrappers that ask someone to act: an on/off verb said last before 吗 is a polite command
+# when one of them (or 把/将 before the target) is said, else it asks whether the state holds
+# (全部的电源关上吗 asks; 能把电源关上吗 acts).
+REQUESTS = frozenset(
+    {
+        *("请", "请你", "麻烦", "麻烦你", "麻烦您", "麻烦晒", "劳驾", "帮我", "帮忙", "帮"),
+        *("帮个忙", "给我", "替我", "一下", "一下子", "一哈", "好吗", "行吗", "可以吗"),
+        *("好不好", "行不行", "能不能", "能否", "可不可以", "能", "可否", "可唔可以"),
+        *("得唔得", "行不", "好不", "中不中", "成不", "可以", "唔该", "叫", "让"),
+    }
 )
 
 # Verbs whose object is implied name its device type when no target is said (开锁 → the
