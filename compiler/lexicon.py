@@ -666,7 +666,7 @@ def _word_roles(tokens: list[Token], text: str) -> list[Token]:
         tokens = _copula_state(_state_framed(tokens))
         if tokens is not said:
             kinds = set(map(_KIND, tokens))
-    if "STATE" in kinds or "ASKED" in kinds:  # most utterances have neither
+    if not kinds.isdisjoint(_STATE_KINDS):  # most utterances have none
         tokens = _state_asked(tokens)
         kinds = set(map(_KIND, tokens))
     if "THIS_ROOM" in kinds and "ROOM" in kinds:
@@ -749,8 +749,8 @@ def _place_after_state(tokens: list[Token], words: list[int]) -> list[Token]:
         n -= 1
     said = tokens[words[n]]
     stated = said.kind in ("STATE", "QSTATE", "ASKED") or (
-        said.kind in ("DE", "ON", "OFF")
-        and any(t.kind == FILLER and t.text in _SAYS_STATE for t in tokens[: words[n]])
+        said.kind in ("DE", "ON", "OFF") or ((said.kind == "ATTR" and said.value == "state")
+        and any(t.kind in (FILLER, "TO") and t.text in _SAYS_STATE for t in tokens[: words[n]]))
     )
     if not stated or not any(tokens[i].kind in _SUBJECTS for i in words[:n]):
         return tokens
@@ -852,6 +852,10 @@ def _asks_itself(tokens: list[Token], verb: int, after: int | None) -> bool:
     if after is None and not any(t.text in _ASKS_STATE for t in tokens[verb + 1 :]):
         return False
     return not any(t.kind == "BA" or t.text in REQUESTS for t in tokens)
+
+
+# The kinds _state_asked reads: a state, or a word after one (锁着嘅, 是不是关着嘅).
+_STATE_KINDS = frozenset({"STATE", "ASKED", "QSTATE"})
 
 
 # Said after a state, they ask whether it holds: 开着的不 (开着的吗).
