@@ -25,6 +25,7 @@ from jiayu.grammar.vocab import (
     NAME_SYNONYMS,
     REQUESTS,
     ROOM_SYNONYMS,
+    SET_CLASSIFIERS,
     TABLES,
     UNHEARD,
     WAKE_WORDS,
@@ -659,8 +660,9 @@ def _word_roles(tokens: list[Token], text: str) -> list[Token]:
     a later pass can meet (tests/test_lexer_passes.py checks that the skips change nothing).
     """
     kinds = set(map(_KIND, tokens))  # no bytecode a token
-    if "QSET" in kinds or _MARKS_STATE.search(text):
+    if "QSET" in kinds or _MARKS_STATE.search(text) or text.endswith(_STATE_ENDS):
         said = tokens
+        tokens = _rejoined(tokens)
         if "QSET" in kinds:
             tokens = _amount_asked(_which_of_any(tokens))
         tokens = _copula_state(_state_framed(tokens))
@@ -687,11 +689,73 @@ _SAYS_STATE = frozenset(
 # Said after an on/off verb said last, they ask whether its state holds unless the speaker
 # asks someone to act (vocab.REQUESTS): 全部的电源关上吗, 书房灯开着不.
 _ASKS_STATE = frozenset({"吗", "么", "不", "冇"})
+# A 的 said last may belong to a state (遮阳篷关的, 风扇都关的): the state passes read it.
+_STATE_ENDS = ("的", "嘅")
 _MARKS_STATE = re.compile("|".join(sorted({w[0] for w in _SAYS_STATE} | _ASKS_STATE)))
 # Said between those words and the verb: fillers and 都 (是否都关闭, 都是已上锁).
 _BETWEEN = frozenset({FILLER, "DOU"})
 # Said after the state, they add nothing to it (关的, 打开的吗, 开了吗).
 _AFTER_STATE = frozenset({"DE", "ASKED"})
+
+
+# The negations a state may begin with (没上锁, 无锁), and the asking words 没/没有.
+_NEGATIONS = ("没有", "没", "无", "冇")
+
+
+def _rejoined(tokens: list[Token]) -> list[Token]:
+    """A question the segmenter split where two readings have as many words, read as asked:
+    - 是 + 不 + 是关的吗 is 是不是 + 关的吗;
+    - 没 + 上锁了吗 asks the negated state (没上锁了吗: is it unlocked?);
+    - 有 + 没有锁 before a state is 有没有 + 锁 (有没有锁是已解锁的);
+    - 几多度 before a device's kind counts (有几多度门係锁着嘅: Hong Kong's 度 is 道), and a
+      classifier said again after a set question's (有几个道大门) adds nothing."""
+    out: list[Token] | None = None  # a copy, made at the first change (most make none)
+    b = -1  # the index of the last word kept (not a filler)
+    for i, token in enumerate(tokens):
+        kind = token.kind
+        if kind == FILLER:
+            continue
+        if b >= 0:
+            before = tokens[b]
+            change: tuple[int, Token] | None = None
+            if kind == "QSTATE" and before.kind == "NEG" and token.text[0] == "是":
+                change = (b, _as(before, FILLER, None))  # 是不是关的吗: 是 stays a filler
+            elif kind == "QSTATE" and before.kind == "ASKED" and before.text in _NEGATIONS:
+                attribute, value = token.value
+                change = (b, _as(before, FILLER, None))
+                out = out or list(tokens)
+                out[i] = _as(token, "QSTATE", (attribute, not value))
+            elif (
+                kind == "STATE"
+                and before.kind == "QSET"
+                and before.value == "any"
+                and token.text.startswith(_NEGATIONS)
+                and token.text.lstrip("没有无冇") in TABLES["TYPE"]
+                and any(t.kind in _STATES for t in tokens[i + 1 :])
+            ):
+                noun = token.text.lstrip("没有无冇")
+                at = token.start + len(token.said) - len(noun)
+                change = (i, Token("TYPE", noun, noun, at, token.match, TABLES["TYPE"][noun]))
+            elif (
+                kind in _SUBJECTS
+                and before.kind == "QWORD"
+                and before.text.endswith("度")
+                and before.text[:-1] in ("几", "多少", "几多")
+                and any(t.kind in _STATES for t in tokens[i + 1 :])
+            ):
+                change = (b, _as(before, "QSET", "count"))
+            elif (
+                before.kind == "QSET"
+                and before.value in ("which", "count")
+                and token.said in SET_CLASSIFIERS
+                and token.match == "unknown"
+            ):
+                change = (i, _as(token, FILLER, None))
+            if change is not None:
+                out = out or list(tokens)
+                out[change[0]] = change[1]
+        b = i
+    return tokens if out is None else out
 
 
 # What a state may be said of, and the words that say one.
@@ -795,9 +859,20 @@ def _amount_asked(tokens: list[Token]) -> list[Token]:
         before = tokens[words[n - 1]] if n else None
         if token.text == "有" and after is not None and after.kind == "QWORD":
             out = [*out[:i], _as(token, FILLER, None), *out[i + 1 :]]
-        elif after is None and before is not None and before.kind == "ATTR":
+        elif after is None and before is not None and _valued(token, tokens, words, n):
             out = [*out[:i], _as(token, "QWORD", None), *out[i + 1 :]]
     return out
+
+
+def _valued(asked: Token, tokens: list[Token], words: list[int], n: int) -> bool:
+    """Whether `asked` (有, 有多少: words[n], said last) asks a value: after an attribute
+    (温度有多少), or 有多少 after a device's name (温湿度计有多少, 灯带的有多少)."""
+    before = tokens[words[n - 1]]
+    if before.kind == "ATTR":
+        return True
+    if before.kind == "DE" and n > 1:
+        before = tokens[words[n - 2]]
+    return before.kind == "NAME" and asked.text != "有"
 
 
 def _copula_state(tokens: list[Token]) -> list[Token]:

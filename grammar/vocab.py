@@ -191,6 +191,8 @@ _PACE_VERBS = ("调", "开", "转")
 _SWINGS = ("摇头", "摆头", "摇摆", "摆风", "扫风", "左右扫风", "上下扫风", "左右摆风")
 # The classifiers a set question counts or picks with: 几盏灯, 哪扇门.
 _SET_CLASSIFIERS = ("个", "盏", "台", "只", "扇", "部", "组", "道", "把")
+# Read by the lexicon too: a classifier said again after a set question's (有几个道门).
+SET_CLASSIFIERS = frozenset(_SET_CLASSIFIERS)
 TABLES: dict[str, dict[str, Any]] = {
     # The 打开 and 关闭 clusters; the per-device command is chosen by the resolver. These are
     # the words no morphology composes: the verb stems and the lexicalised forms, each listed
