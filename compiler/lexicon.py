@@ -778,6 +778,8 @@ def _state_framed(tokens: list[Token]) -> list[Token]:
         words = [i for i, t in enumerate(tokens) if t.kind != FILLER]
     n = len(words) - 1
     last = tokens[words[n]]
+    # Whether more than the verb says a state: a 状态, a 的 or an asking word after it.
+    marked = last.kind in _AFTER_STATE
     if last.kind == "ATTR" and last.value == "state":
         k = n - 1
         if tokens[words[k]].kind == "DE":
@@ -786,13 +788,18 @@ def _state_framed(tokens: list[Token]) -> list[Token]:
             out = list(out)
             for i in words[k + 1 :]:
                 out[i] = _as(out[i], FILLER, None)
-            n = k
-    elif last.kind in _AFTER_STATE and n > 1:
+            n, marked = k, True
+    elif marked and n > 1:
         n -= 1  # 关的, 关着的吗: the state is said before
-    if n < 1 or tokens[words[n]].kind not in _STATES:
+    said = tokens[words[n]]
+    if n < 1 or said.kind not in _STATES:
         return out
+    marked = marked or any(t.text in _ASKS_STATE for t in tokens[words[n] + 1 :])
     at = words[n - 1]
-    if tokens[at].kind == "TO" and tokens[at].text == "在":
+    # 在 before an on/off verb alone (灯在打开) may be an action's place or time: a state
+    # only with a mark of one (在关状态吗, 在开着, 在开的吗).
+    marked = marked or said.kind not in ("ON", "OFF") or said.text.endswith("着")
+    if tokens[at].text == "在" and tokens[at].kind == "TO" and marked:
         out = [*out[:at], _as(out[at], FILLER, None), *out[at + 1 :]]
     return out
 
@@ -814,7 +821,10 @@ def _place_after_state(tokens: list[Token], words: list[int]) -> list[Token]:
     said = tokens[words[n]]
     stated = said.kind in ("STATE", "QSTATE", "ASKED") or (
         said.kind in ("DE", "ON", "OFF") or ((said.kind == "ATTR" and said.value == "state")
-        and any(t.kind in (FILLER, "TO") and t.text in _SAYS_STATE for t in tokens[: words[n]]))
+        and any(
+            t.text in _SAYS_STATE and (t.kind == FILLER or said.kind == "ATTR")
+            for t in tokens[: words[n]]
+        ))
     )
     if not stated or not any(tokens[i].kind in _SUBJECTS for i in words[:n]):
         return tokens
