@@ -794,8 +794,12 @@ def _state_framed(tokens: list[Token]) -> list[Token]:
     said = tokens[words[n]]
     if n < 1 or said.kind not in _STATES:
         return out
-    marked = marked or any(t.text in _ASKS_STATE for t in tokens[words[n] + 1 :])
     at = words[n - 1]
+    marked = (
+        marked
+        or any(t.text in _ASKS_STATE or t.text == "了" for t in tokens[words[n] + 1 :])
+        or (n > 1 and tokens[words[n - 2]].kind == "DE")  # 台灯的在开: no place after 在
+    )
     # 在 before an on/off verb alone (灯在打开) may be an action's place or time: a state
     # only with a mark of one (在关状态吗, 在开着, 在开的吗).
     marked = marked or said.kind not in ("ON", "OFF") or said.text.endswith("着")
@@ -893,14 +897,16 @@ def _copula_state(tokens: list[Token]) -> list[Token]:
     (有电源关的). In a set question the verb is the state asked about; else it asks whether
     the state holds (QSTATE). A 的 or asking word after the verb belongs to the state."""
     words = [i for i, t in enumerate(tokens) if t.kind != FILLER]
-    if len(words) > 1 and (
-        tokens[words[-1]].kind in _AFTER_STATE or tokens[words[-1]].text in _STATE_TAGS
-    ):
-        after, last = words[-1], words[-2]
-    elif words:
-        after, last = None, words[-1]
-    else:
+    # At most a 的 and an asking word after the verb (关的, 关了没, 关的不).
+    n = len(words) - 1
+    while n > 0 and len(words) - n <= 2:
+        said = tokens[words[n]]
+        if said.kind not in _AFTER_STATE and said.text not in _STATE_TAGS:
+            break
+        n -= 1
+    if n < 0:
         return tokens
+    after, last = words[n + 1 :], words[n]
     verb = tokens[last]
     if verb.kind not in ("ON", "OFF") or any(t.kind in _NO_STATE for t in tokens):
         return tokens
@@ -917,8 +923,8 @@ def _copula_state(tokens: list[Token]) -> list[Token]:
     ):
         return tokens
     out = list(tokens)
-    if after is not None:
-        out[after] = _as(tokens[after], FILLER, None)
+    for i in after:
+        out[i] = _as(tokens[i], FILLER, None)
     if not asks_set:
         locks = verb.kind == "OFF" and "锁" in verb.text  # 上锁 says locked, 解锁 says open
         asked = ("locked", True) if locks else ("on", verb.kind == "ON")
@@ -930,11 +936,12 @@ def _copula_state(tokens: list[Token]) -> list[Token]:
 _NO_STATE = frozenset({"IF", "THEN", "QWORD", "QVERB"})
 
 
-def _asks_itself(tokens: list[Token], verb: int, after: int | None) -> bool:
-    """An on/off verb said last asks whether its state holds when an asking word follows it
-    (关上吗, 开着不) and nothing asks someone to act: no request (请, 帮我, 能不能, 一下,
-    好吗: vocab.REQUESTS) and no 把/将 before the target. With one, it is a polite command."""
-    if after is None and not any(t.text in _ASKS_STATE for t in tokens[verb + 1 :]):
+def _asks_itself(tokens: list[Token], verb: int, after: list[int]) -> bool:
+    """An on/off verb said last asks whether its state holds when an asking word (or a 的:
+    `after`) follows it (关上吗, 开着不, 关的) and nothing asks someone to act: no request
+    (请, 帮我, 能不能, 一下, 好吗: vocab.REQUESTS) and no 把/将 before the target. With one, it
+    is a polite command."""
+    if not after and not any(t.text in _ASKS_STATE for t in tokens[verb + 1 :]):
         return False
     return not any(t.kind == "BA" or t.text in REQUESTS for t in tokens)
 

@@ -162,6 +162,7 @@ def _verb_asked(draw: st.DrawFn, *, requested: bool) -> tuple[int, str, tuple[st
         assume(not verb.endswith("着"))
         # Not 么 beside Cantonese 咗: the script's rules read a traditional text's 么 as 幺.
         asked = draw(st.sampled_from(("吗", "不") if "咗" in verb else ("吗", "么", "不")))
+        asked = draw(st.sampled_from(("", "的"))) + asked  # 关的不, 关掉的吗
         text = draw(st.sampled_from(_TIMES)) + target + verb + asked
     else:
         # 关咗吗 / 关着吗 ask whether it is done or so, whoever is asked: a request verb is
