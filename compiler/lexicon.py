@@ -704,7 +704,6 @@ _NEGATIONS = ("没有", "没", "无", "冇")
 
 def _rejoined(tokens: list[Token]) -> list[Token]:
     """A question the segmenter split where two readings have as many words, read as asked:
-    - 是 + 不 + 是关的吗 is 是不是 + 关的吗;
     - 没 + 上锁了吗 asks the negated state (没上锁了吗: is it unlocked?);
     - 有 + 没有锁 before a state is 有没有 + 锁 (有没有锁是已解锁的);
     - 几多度 before a device's kind counts (有几多度门係锁着嘅: Hong Kong's 度 is 道), and a
@@ -718,9 +717,7 @@ def _rejoined(tokens: list[Token]) -> list[Token]:
         if b >= 0:
             before = tokens[b]
             change: tuple[int, Token] | None = None
-            if kind == "QSTATE" and before.kind == "NEG" and token.text[0] == "是":
-                change = (b, _as(before, FILLER, None))  # 是不是关的吗: 是 stays a filler
-            elif kind == "QSTATE" and before.kind == "ASKED" and before.text in _NEGATIONS:
+            if kind == "QSTATE" and before.kind == "ASKED" and before.text in _NEGATIONS:
                 attribute, value = token.value
                 change = (b, _as(before, FILLER, None))
                 out = out or list(tokens)
