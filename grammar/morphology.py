@@ -108,6 +108,8 @@ def _state_words(v: ModuleType) -> dict[str, tuple[str, bool]]:
             for aspect in v.STATE_ASPECTS:
                 if aspect == "紧" and len(verb) == 1:
                     continue  # 关紧, 锁紧: shut it tight, a command
+                if aspect == "住" and state != ("on", True):
+                    continue  # 关住, 锁住: keep it shut, a command
                 words[verb + aspect] = state
                 words[verb + aspect + "的"] = state
             for aspect in v.STATE_PERFECT:

@@ -1483,7 +1483,7 @@ STATE_VERBS: dict[tuple[str, bool], tuple[str, ...]] = {
     ("on", False): ("关闭", "关", "关上", "闩"),
     ("locked", True): ("上锁", "锁上", "锁"),
 }
-STATE_ASPECTS = ("中", "着", "紧", "中着")
+STATE_ASPECTS = ("中", "着", "紧", "中着", "住")  # Cantonese 开住: being on
 STATE_PERFECT = ("了", "咗")
 # Not being locked, said with no aspect (没上锁, 没有锁的).
 STATE_UNLOCKED = ("没上锁", "没有上锁", "没锁", "没有锁", "未上锁", "解锁", "无上锁", "无锁")
