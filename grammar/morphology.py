@@ -101,6 +101,18 @@ def _complaint_words(v: ModuleType) -> dict[str, str]:
     return words
 
 
+def _asked_qualities(v: ModuleType) -> dict[str, str]:
+    """A quality asked as itself, not itself (热不热, Cantonese 热唔热, 潮不潮): a question of
+    the attribute it is a complaint about (temperature, humidity, volume …)."""
+    words: dict[str, str] = {}
+    for attribute, kinds in v.COMPLAINT_SUBJECTS.items():
+        for kind in kinds:
+            for quality in v.QUALITIES.get(kind, ()):
+                for neg in v.NOT_SAID:
+                    words.setdefault(quality + neg + quality, attribute)
+    return words
+
+
 def _state_words(v: ModuleType) -> dict[str, tuple[str, bool]]:
     words: dict[str, tuple[str, bool]] = {}
     for state, verbs in v.STATE_VERBS.items():
@@ -155,6 +167,7 @@ def morphemes() -> dict[str, tuple[tuple[str, ...], bool]]:
         "PROGRESS_RESULTS": (v.PROGRESS_RESULTS, False),
         "PROGRESS_ASKED": (v.PROGRESS_ASKED, False),
         "STATE_ASPECTS": ((*v.STATE_ASPECTS, *v.STATE_PERFECT), False),
+        "NOT_SAID": (v.NOT_SAID, False),
     }
 
 
@@ -169,6 +182,7 @@ def derived() -> dict[str, dict[str, Any]]:
         "OFF": dict.fromkeys(_off_words(v), "off"),
         "SET": dict.fromkeys((stem + to for stem in v.SET_STEMS for to in v.SET_TO), "set"),
         "REL": _relative_words(v),
+        "QWORD": _asked_qualities(v),
         "COMPLAINT": {**_complaint_words(v), **v.COMPLAINT_WORDS},
         "PROGRESS": dict.fromkeys(
             (

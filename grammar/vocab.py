@@ -792,10 +792,6 @@ TABLES: dict[str, dict[str, Any]] = {
         "多高": None,
         "多大": None,
         "高不高": None,
-        "热不热": "temperature",
-        "冷不冷": "temperature",
-        "潮不潮": "humidity",
-        "干不干": "humidity",
         "多亮": "brightness",
         "什么状态": "state",
         "是什么状态": "state",
@@ -1453,6 +1449,8 @@ QUALITIES: dict[str, tuple[str, ...]] = {
     "low": ("小", "低"),
 }
 QUALITIES_ALONE = ("闷", "闷热", "刺眼", "晃眼")
+# Said between a quality and itself to ask it (热不热, Cantonese 热唔热).
+NOT_SAID = ("不", "唔")
 # Complaints said as words of their own.
 COMPLAINT_WORDS = {
     **dict.fromkeys(("看不清", "看不清楚", "看不见"), "dark"),
