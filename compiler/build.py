@@ -1034,8 +1034,6 @@ class Builder:
             kind = tok.kind
             # The kinds most said first: 的 is in most runs and reads nothing.
             if kind in PLACE_KINDS:
-                if kind == "THIS_ROOM" and places and places[-1].kind in _NAMED_PLACES:
-                    continue  # 客厅这边的灯: 这边 is the place just named, not the speaker's
                 place_id = tok.value if kind in _SPAN_PLACES else None
                 places.append(Place(PLACE_KINDS[kind], place_id, tok.text))
             elif kind == "TYPE":
@@ -1073,7 +1071,6 @@ class Builder:
 _EXCEPT_KINDS = frozenset({"EXCEPT_POST", "EXCEPT_END"})
 _NOT_PLAIN = _EXCEPT_KINDS | {"AND"}  # a run with none of these is read at once (target)
 _SPAN_PLACES = frozenset({"ROOM", "FLOOR", "GROUP"})
-_NAMED_PLACES = frozenset({"room", "floor", "group"})
 _SPAN_NAMES = frozenset({"ROOM", "FLOOR", "GROUP", "NAME", "TYPE", "SCENE"})
 
 

@@ -30,7 +30,9 @@ from jiayu.grammar.vocab import (
     COMPOUND_WORDS,
     FILLER_WORDS,
     NAME_SYNONYMS,
+    REQUESTS,
     ROOM_SYNONYMS,
+    SET_CLASSIFIERS,
     STATEMENT_END,
     TABLES,
     UNHEARD,
@@ -674,14 +676,19 @@ def _word_roles(tokens: list[Token], text: str) -> list[Token]:
     ):
         tokens = _value_asked(tokens)  # 温度为24度吗: one look at the last character first
         kinds = set(map(_KIND, tokens))
-    if "QSET" in kinds or _MARKS_STATE.search(text):
+    if "QSET" in kinds or _MARKS_STATE.search(text) or text.endswith(_STATE_ENDS):
         said = tokens
-        tokens = _copula_state(_amount_asked(tokens) if "QSET" in kinds else tokens)
+        tokens = _rejoined(tokens)
+        if "QSET" in kinds:
+            tokens = _amount_asked(_which_of_any(tokens))
+        tokens = _copula_state(_state_framed(tokens))
         if tokens is not said:
             kinds = set(map(_KIND, tokens))
-    if "STATE" in kinds or "ASKED" in kinds:  # most utterances have neither
+    if not kinds.isdisjoint(_STATE_KINDS):  # most utterances have none
         tokens = _state_asked(tokens)
         kinds = set(map(_KIND, tokens))
+    if "THIS_ROOM" in kinds and "ROOM" in kinds:
+        tokens = _room_pointed_at(tokens)
     if FILLER in kinds and not kinds.isdisjoint(_VALUE_BEFORE):
         tokens = _softened_numbers(tokens)
     repeated = len(kinds) < len(tokens)  # counted before _counts merges 三+个
@@ -722,13 +729,177 @@ _ASKING_PARTICLES = frozenset({"吗", "么"})  # an utterance asking ends so
 # The words that say a state is, not that it should be: 灯是打开, 门已上锁 and 窗帘正在打开
 # ask, 打开灯 acts.
 _SAYS_STATE = frozenset(
-    {"是", "系", "是否", "是不是", "系唔系", "是唔是", "处于", "已", "已经", "正在", "正"}
+    {"是", "系", "是否", "是不是", "系唔系", "是唔是", "处于", "已", "已经", "正在", "正", "在"}
 )
-_MARKS_STATE = re.compile("|".join(sorted({w[0] for w in _SAYS_STATE})))
+# Said after an on/off verb said last, they ask whether its state holds unless the speaker
+# asks someone to act (vocab.REQUESTS): 全部的电源关上吗, 书房灯开着不.
+_ASKS_STATE = frozenset({"吗", "么", "不", "冇"})
+# A 的 said last may belong to a state (遮阳篷关的, 风扇都关的): the state passes read it.
+_STATE_ENDS = ("的", "嘅")
+_MARKS_STATE = re.compile("|".join(sorted({w[0] for w in _SAYS_STATE} | _ASKS_STATE)))
 # Said between those words and the verb: fillers and 都 (是否都关闭, 都是已上锁).
 _BETWEEN = frozenset({FILLER, "DOU"})
 # Said after the state, they add nothing to it (关的, 打开的吗, 开了吗).
 _AFTER_STATE = frozenset({"DE", "ASKED"})
+
+
+# The negations a state may begin with (没上锁, 无锁), and the asking words 没/没有.
+_NEGATIONS = ("没有", "没", "无", "冇")
+
+
+def _rejoined(tokens: list[Token]) -> list[Token]:
+    """A question the segmenter split where two readings have as many words, read as asked:
+    - 没 + 上锁了吗 asks the negated state (没上锁了吗: is it unlocked?);
+    - 有 + 没有锁 before a state is 有没有 + 锁 (有没有锁是已解锁的);
+    - 几多度 before a device's kind counts (有几多度门係锁着嘅: Hong Kong's 度 is 道), and a
+      classifier said again after a set question's (有几个道大门) adds nothing."""
+    out: list[Token] | None = None  # a copy, made at the first change (most make none)
+    b = -1  # the index of the last word kept (not a filler)
+    for i, token in enumerate(tokens):
+        kind = token.kind
+        if kind == FILLER:
+            continue
+        if b >= 0:
+            before = tokens[b]
+            change: tuple[int, Token] | None = None
+            if kind == "QSTATE" and before.kind == "ASKED" and before.text in _NEGATIONS:
+                attribute, value = token.value
+                change = (b, _as(before, FILLER, None))
+                out = out or list(tokens)
+                out[i] = _as(token, "QSTATE", (attribute, not value))
+            elif (
+                kind == "STATE"
+                and before.kind == "QSET"
+                and before.value == "any"
+                and token.text.startswith(_NEGATIONS)
+                and token.text.lstrip("没有无冇") in TABLES["TYPE"]
+                and any(t.kind in _STATES for t in tokens[i + 1 :])
+            ):
+                noun = token.text.lstrip("没有无冇")
+                at = token.start + len(token.said) - len(noun)
+                change = (i, Token("TYPE", noun, noun, at, token.match, TABLES["TYPE"][noun]))
+            elif (
+                kind in _SUBJECTS
+                and before.kind == "QWORD"
+                and before.text.endswith("度")
+                and before.text[:-1] in ("几", "多少", "几多")
+                and any(t.kind in _STATES for t in tokens[i + 1 :])
+            ):
+                change = (b, _as(before, "QSET", "count"))
+            elif (
+                before.kind == "QSET"
+                and before.value in ("which", "count")
+                and token.said in SET_CLASSIFIERS
+                and token.match == "unknown"
+            ):
+                change = (i, _as(token, FILLER, None))
+            if change is not None:
+                out = out or list(tokens)
+                out[change[0]] = change[1]
+        b = i
+    return tokens if out is None else out
+
+
+# What a state may be said of, and the words that say one.
+_SUBJECTS = frozenset({"NAME", "TYPE"})
+_STATES = frozenset({"STATE", "QSTATE", "ON", "OFF"})
+
+
+def _state_framed(tokens: list[Token]) -> list[Token]:
+    """The words around a state that make it one:
+    - a place said after a state question (遮阳篷是打开中的阳台, 前门锁是否没上锁的吗在门口里)
+      is where the device asked about is: it is read first, as 阳台遮阳篷是打开中的;
+    - 状态/状况 after a state or an on/off verb (处于关闭的状态, 在打开中状态吗) is that state;
+    - 在 right before one (车库灯在关着, 后门锁在锁了吗) says it is being so, as 正在 does."""
+    words = [i for i, t in enumerate(tokens) if t.kind != FILLER]
+    if len(words) < 3:
+        return tokens
+    out = _place_after_state(tokens, words)
+    if out is not tokens:
+        tokens = out
+        words = [i for i, t in enumerate(tokens) if t.kind != FILLER]
+    n = len(words) - 1
+    last = tokens[words[n]]
+    # Whether more than the verb says a state: a 状态, a 的 or an asking word after it.
+    marked = last.kind in _AFTER_STATE
+    if last.kind == "ATTR" and last.value == "state":
+        k = n - 1
+        if tokens[words[k]].kind == "DE":
+            k -= 1
+        if tokens[words[k]].kind in _STATES:
+            out = list(out)
+            for i in words[k + 1 :]:
+                out[i] = _as(out[i], FILLER, None)
+            n, marked = k, True
+    elif marked and n > 1:
+        n -= 1  # 关的, 关着的吗: the state is said before
+    said = tokens[words[n]]
+    if n < 1 or said.kind not in _STATES:
+        return out
+    at = words[n - 1]
+    marked = (
+        marked
+        or any(t.text in _ASKS_STATE or t.text == "了" for t in tokens[words[n] + 1 :])
+        or (n > 1 and tokens[words[n - 2]].kind == "DE")  # 台灯的在开: no place after 在
+    )
+    # 在 before an on/off verb alone (灯在打开) may be an action's place or time: a state
+    # only with a mark of one (在关状态吗, 在开着, 在开的吗).
+    marked = marked or said.kind not in ("ON", "OFF") or said.text.endswith("着")
+    if tokens[at].text == "在" and tokens[at].kind == "TO" and marked:
+        out = [*out[:at], _as(out[at], FILLER, None), *out[at + 1 :]]
+    return out
+
+
+def _place_after_state(tokens: list[Token], words: list[int]) -> list[Token]:
+    """A place said last ([在] 阳台 [里]) after a device and the state asked of it: the
+    tokens with the place said first and its 在 and 里 left out, else `tokens`."""
+    n = len(words) - 1
+    if tokens[words[n]].kind == "DE" and tokens[words[n]].text == "里":
+        n -= 1
+    end = n
+    while n >= 0 and tokens[words[n]].kind in _PLACES:
+        n -= 1
+    if n == end or n < 1:
+        return tokens
+    place = words[n + 1 : end + 1]
+    if tokens[words[n]].kind == "TO" and tokens[words[n]].text == "在":
+        n -= 1
+    said = tokens[words[n]]
+    stated = said.kind in ("STATE", "QSTATE", "ASKED") or (
+        said.kind in ("DE", "ON", "OFF") or ((said.kind == "ATTR" and said.value == "state")
+        and any(
+            t.text in _SAYS_STATE and (t.kind == FILLER or said.kind == "ATTR")
+            for t in tokens[: words[n]]
+        ))
+    )
+    if not stated or not any(tokens[i].kind in _SUBJECTS for i in words[:n]):
+        return tokens
+    rest = [
+        _as(t, FILLER, None) if i > words[n] else t
+        for i, t in enumerate(tokens)
+        if i not in place
+    ]
+    return [*(tokens[i] for i in place), *rest]
+
+
+def _which_of_any(tokens: list[Token]) -> list[Token]:
+    """有哪个吊扇开着 / 有没有哪些门没锁 / 有几盏灯开着: "whether any" said before "which" or
+    "how many" asks that question of the set; the 有 part adds nothing to it."""
+    out = tokens
+    before = -1  # the index of the last word kept (not a filler)
+    for i, token in enumerate(tokens):
+        if token.kind == FILLER:
+            continue
+        if (
+            token.kind == "QSET"
+            and token.value != "any"
+            and before >= 0
+            and tokens[before].kind == "QSET"
+            and tokens[before].value == "any"
+        ):
+            out = [*out[:before], _as(tokens[before], FILLER, None), *out[before + 1 :]]
+        before = i
+    return out
 
 
 def _amount_asked(tokens: list[Token]) -> list[Token]:
@@ -744,9 +915,20 @@ def _amount_asked(tokens: list[Token]) -> list[Token]:
         before = tokens[words[n - 1]] if n else None
         if token.text == "有" and after is not None and after.kind == "QWORD":
             out = [*out[:i], _as(token, FILLER, None), *out[i + 1 :]]
-        elif after is None and before is not None and before.kind == "ATTR":
+        elif after is None and before is not None and _valued(token, tokens, words, n):
             out = [*out[:i], _as(token, "QWORD", None), *out[i + 1 :]]
     return out
+
+
+def _valued(asked: Token, tokens: list[Token], words: list[int], n: int) -> bool:
+    """Whether `asked` (有, 有多少: words[n], said last) asks a value: after an attribute
+    (温度有多少), or 有多少 after a device's name (温湿度计有多少, 灯带的有多少)."""
+    before = tokens[words[n - 1]]
+    if before.kind == "ATTR":
+        return True
+    if before.kind == "DE" and n > 1:
+        before = tokens[words[n - 2]]
+    return before.kind == "NAME" and asked.text != "有"
 
 
 def _copula_state(tokens: list[Token]) -> list[Token]:
@@ -757,12 +939,16 @@ def _copula_state(tokens: list[Token]) -> list[Token]:
     (有电源关的). In a set question the verb is the state asked about; else it asks whether
     the state holds (QSTATE). A 的 or asking word after the verb belongs to the state."""
     words = [i for i, t in enumerate(tokens) if t.kind != FILLER]
-    if len(words) > 1 and tokens[words[-1]].kind in _AFTER_STATE:
-        after, last = words[-1], words[-2]
-    elif words:
-        after, last = None, words[-1]
-    else:
+    # At most a 的 and an asking word after the verb (关的, 关了没, 关的不).
+    n = len(words) - 1
+    while n > 0 and len(words) - n <= 2:
+        said = tokens[words[n]]
+        if said.kind not in _AFTER_STATE and said.text not in _STATE_TAGS:
+            break
+        n -= 1
+    if n < 0:
         return tokens
+    after, last = words[n + 1 :], words[n]
     verb = tokens[last]
     if verb.kind not in ("ON", "OFF") or any(t.kind in _NO_STATE for t in tokens):
         return tokens
@@ -772,11 +958,15 @@ def _copula_state(tokens: list[Token]) -> list[Token]:
         before >= 0 and tokens[before].kind in _BETWEEN and tokens[before].text not in _SAYS_STATE
     ):
         before -= 1
-    if not asks_set and (before < 0 or tokens[before].kind not in _BETWEEN):
+    if (
+        not asks_set
+        and (before < 0 or tokens[before].kind not in _BETWEEN)
+        and not _asks_itself(tokens, last, after)
+    ):
         return tokens
     out = list(tokens)
-    if after is not None:
-        out[after] = _as(tokens[after], FILLER, None)
+    for i in after:
+        out[i] = _as(tokens[i], FILLER, None)
     if not asks_set:
         locks = verb.kind == "OFF" and "锁" in verb.text  # 上锁 says locked, 解锁 says open
         asked = ("locked", True) if locks else ("on", verb.kind == "ON")
@@ -786,6 +976,20 @@ def _copula_state(tokens: list[Token]) -> list[Token]:
 
 # A copula inside a condition or beside a question word is not asking about the verb's state.
 _NO_STATE = frozenset({"IF", "THEN", "QWORD", "QVERB"})
+
+
+def _asks_itself(tokens: list[Token], verb: int, after: list[int]) -> bool:
+    """An on/off verb said last asks whether its state holds when an asking word (or a 的:
+    `after`) follows it (关上吗, 开着不, 关的) and nothing asks someone to act: no request
+    (请, 帮我, 能不能, 一下, 好吗: vocab.REQUESTS) and no 把/将 before the target. With one, it
+    is a polite command."""
+    if not after and not any(t.text in _ASKS_STATE for t in tokens[verb + 1 :]):
+        return False
+    return not any(t.kind == "BA" or t.text in REQUESTS for t in tokens)
+
+
+# The kinds _state_asked reads: a state, or a word after one (锁着嘅, 是不是关着嘅).
+_STATE_KINDS = frozenset({"STATE", "ASKED", "QSTATE"})
 
 
 # Said after a state, they ask whether it holds: 开着的不 (开着的吗).
@@ -803,17 +1007,29 @@ def _state_asked(tokens: list[Token]) -> list[Token]:
         # 排气扇是开着的不 / 门锁咗冇: a 不 after a state asks, as 吗 does.
         out = [*tokens[:last], _as(tokens[last], FILLER, None), *tokens[last + 1 :]]
         tokens, last = out, last - 1
-    if last > 0 and tokens[last].kind == "ASKED" and tokens[last].text[0] == "的":
-        # 关闭中的吗 is segmented 关闭中 + 的吗: the 的 belongs to the state.
-        out = [*tokens[:last], _as(tokens[last], FILLER, None), *tokens[last + 1 :]]
-        last -= 1
-        while last >= 0 and tokens[last].kind == FILLER:
-            last -= 1
+    if last > 0 and tokens[last].kind in _AFTER_STATE:
+        # 关闭中的吗 is segmented 关闭中 + 的吗, 锁着嘅 锁着 + 嘅, 已解锁着了吗 … + 了吗: the
+        # 的 or the asking word belongs to the state said before it.
+        said = last - 1
+        while said >= 0 and tokens[said].kind == FILLER:
+            said -= 1
+        if said > 0 and tokens[said].kind in ("STATE", "QSTATE"):
+            out = [*out[:last], _as(tokens[last], FILLER, None), *out[last + 1 :]]
+            last = said
     if last <= 0 or tokens[last].kind != "STATE":
-        return tokens  # most utterances: one look at the last word
+        return out  # most utterances: one look at the last word
     if any(t.kind in ("QSET", "IF", "THEN") for t in tokens):
         return out
     return [*out[:last], _as(out[last], "QSTATE", out[last].value), *out[last + 1 :]]
+
+
+def _room_pointed_at(tokens: list[Token]) -> list[Token]:
+    """儿童房这里多少度 / 次卧这边多热: 这里 said right after a room points at that room, as
+    那边 does (饭厅那边); it is not the speaker's room as well."""
+    return [
+        _as(t, FILLER, None) if t.kind == "THIS_ROOM" and i and tokens[i - 1].kind == "ROOM" else t
+        for i, t in enumerate(tokens)
+    ]
 
 
 # Where a value is said next: a softener there (一下, 一哈) begins with the number 一.

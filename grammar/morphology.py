@@ -101,6 +101,18 @@ def _complaint_words(v: ModuleType) -> dict[str, str]:
     return words
 
 
+def _asked_qualities(v: ModuleType) -> dict[str, str]:
+    """A quality asked as itself, not itself (热不热, Cantonese 热唔热, 潮不潮): a question of
+    the attribute it is a complaint about (temperature, humidity, volume …)."""
+    words: dict[str, str] = {}
+    for attribute, kinds in v.COMPLAINT_SUBJECTS.items():
+        for kind in kinds:
+            for quality in v.QUALITIES.get(kind, ()):
+                for neg in v.NOT_SAID:
+                    words.setdefault(quality + neg + quality, attribute)
+    return words
+
+
 def _state_words(v: ModuleType) -> dict[str, tuple[str, bool]]:
     words: dict[str, tuple[str, bool]] = {}
     for state, verbs in v.STATE_VERBS.items():
@@ -108,6 +120,8 @@ def _state_words(v: ModuleType) -> dict[str, tuple[str, bool]]:
             for aspect in v.STATE_ASPECTS:
                 if aspect == "紧" and len(verb) == 1:
                     continue  # 关紧, 锁紧: shut it tight, a command
+                if aspect == "住" and state != ("on", True):
+                    continue  # 关住, 锁住: keep it shut, a command
                 words[verb + aspect] = state
                 words[verb + aspect + "的"] = state
             for aspect in v.STATE_PERFECT:
@@ -159,6 +173,7 @@ def morphemes() -> dict[str, tuple[tuple[str, ...], bool]]:
         "PAUSE_WORDS": (v.PAUSE_WORDS, False),
         "PROGRESS_ASKED": (v.PROGRESS_ASKED, False),
         "STATE_ASPECTS": ((*v.STATE_ASPECTS, *v.STATE_PERFECT), False),
+        "NOT_SAID": (v.NOT_SAID, False),
     }
 
 
@@ -173,6 +188,7 @@ def derived() -> dict[str, dict[str, Any]]:
         "OFF": dict.fromkeys(_off_words(v), "off"),
         "SET": dict.fromkeys((stem + to for stem in v.SET_STEMS for to in v.SET_TO), "set"),
         "REL": _relative_words(v),
+        "QWORD": _asked_qualities(v),
         "COMPLAINT": {**_complaint_words(v), **v.COMPLAINT_WORDS},
         "MEDIA": {
             **dict.fromkeys(

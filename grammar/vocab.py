@@ -29,6 +29,7 @@ FILLERS = (
     "下",
     "吧",
     "吗",
+    "么",  # as 吗 (开着么)
     "呢",
     "啊",
     "呀",
@@ -53,6 +54,8 @@ FILLERS = (
     "这会儿",
     "那边",  # 饭厅那边 is the dining room
     "区域",  # 门口区域 too
+    "那里",  # as 那边
+    "那儿",
     "正在",
     "已经",
     "已",
@@ -191,6 +194,8 @@ _SWINGS = ("摇头", "摆头", "摇摆", "摆风", "扫风", "左右扫风", "�
 _SET_CLASSIFIERS = ("个", "盏", "台", "只", "扇", "部", "组", "道", "把")
 # What is played, said after a track's classifier (下一首歌, 这首曲目), or not said.
 PLAYED = ("", "歌", "歌曲", "曲目", "曲", "台")
+# Read by the lexicon too: a classifier said again after a set question's (有几个道门).
+SET_CLASSIFIERS = frozenset(_SET_CLASSIFIERS)
 TABLES: dict[str, dict[str, Any]] = {
     # The 打开 and 关闭 clusters; the per-device command is chosen by the resolver. These are
     # the words no morphology composes: the verb stems and the lexicalised forms, each listed
@@ -799,10 +804,6 @@ TABLES: dict[str, dict[str, Any]] = {
         "多高": None,
         "多大": None,
         "高不高": None,
-        "热不热": "temperature",
-        "冷不冷": "temperature",
-        "潮不潮": "humidity",
-        "干不干": "humidity",
         "多亮": "brightness",
         "什么状态": "state",
         "是什么状态": "state",
@@ -817,6 +818,9 @@ TABLES: dict[str, dict[str, Any]] = {
         "播报": None,
         "是咩": None,
         "系咩": None,  # Cantonese 是什么
+        "怎样": None,
+        "点样": None,  # Cantonese 怎样
+        "系点": None,  # Cantonese 是怎样 (状态係點)
         "乜嘢": None,
         "是乜嘢": None,
         "系乜嘢": None,
@@ -839,35 +843,20 @@ TABLES: dict[str, dict[str, Any]] = {
         "开着没": ("on", True),
         "开着没有": ("on", True),
         "打开了吗": ("on", True),
-        "是开着的吗": ("on", True),
         "还开着吗": ("on", True),
         "在运行吗": ("on", True),
         "开着的吗": ("on", True),
         "开没开": ("on", True),
-        "是不是开着的": ("on", True),
-        "是不是开着": ("on", True),
-        "是不是开的": ("on", True),
-        "是不是打开的": ("on", True),
-        "是不是打开了": ("on", True),
-        "是打开的吗": ("on", True),
-        "是开的吗": ("on", True),
         "亮着吗": ("on", True),
         "亮着没": ("on", True),
-        "是不是亮着": ("on", True),
-        "处于开着状态吗": ("on", True),
-        "处于打开状态吗": ("on", True),
-        "处于开启状态吗": ("on", True),
-        "处于开的状态吗": ("on", True),
         "在转吗": ("on", True),
         "在转没": ("on", True),
         "在转不转": ("on", True),
         "在工作吗": ("on", True),
         "在吹吗": ("on", True),
-        "系唔系开咗": ("on", True),
         "着咗未": ("on", True),
         "着咗未呀": ("on", True),
         "着紧未": ("on", True),
-        "系唔系开着": ("on", True),
         "开咗未": ("on", True),
         "开咗吗": ("on", True),
         "开咗没": ("on", True),
@@ -879,15 +868,6 @@ TABLES: dict[str, dict[str, Any]] = {
         "关好了吗": ("on", False),
         "关好了没": ("on", False),
         "关好没有": ("on", False),
-        "是不是关着的": ("on", False),
-        "是不是关着": ("on", False),
-        "是不是关了": ("on", False),
-        "是关着的吗": ("on", False),
-        "是关的吗": ("on", False),
-        "处于关闭状态吗": ("on", False),
-        "处于关着状态吗": ("on", False),
-        "处于关的状态吗": ("on", False),
-        "系唔系闩咗": ("on", False),
         "闩咗未": ("on", False),
         "闩咗吗": ("on", False),
         "关咗未": ("on", False),
@@ -907,11 +887,7 @@ TABLES: dict[str, dict[str, Any]] = {
         "锁上没": ("locked", True),
         "上锁了吗": ("locked", True),
         "上锁了没": ("locked", True),
-        "是不是锁着": ("locked", True),
-        "是不是锁着的": ("locked", True),
-        "是不是锁了": ("locked", True),
         "锁着没": ("locked", True),
-        "系唔系锁咗": ("locked", True),
         "锁咗未": ("locked", True),
         "锁咗吗": ("locked", True),
         "静音了吗": ("muted", True),
@@ -954,6 +930,7 @@ TABLES: dict[str, dict[str, Any]] = {
             "的吗",
             "咗未",
             "咗吗",
+            "咗",  # 没有上锁咗: after a state, Cantonese 了
             "未",
         ),
         "asked",
@@ -1483,6 +1460,8 @@ QUALITIES: dict[str, tuple[str, ...]] = {
     "low": ("小", "低"),
 }
 QUALITIES_ALONE = ("闷", "闷热", "刺眼", "晃眼")
+# Said between a quality and itself to ask it (热不热, Cantonese 热唔热).
+NOT_SAID = ("不", "唔")
 # Complaints said as words of their own.
 COMPLAINT_WORDS = {
     **dict.fromkeys(("看不清", "看不清楚", "看不见"), "dark"),
@@ -1513,7 +1492,7 @@ STATE_VERBS: dict[tuple[str, bool], tuple[str, ...]] = {
     ("on", False): ("关闭", "关", "关上", "闩"),
     ("locked", True): ("上锁", "锁上", "锁"),
 }
-STATE_ASPECTS = ("中", "着", "紧", "中着")
+STATE_ASPECTS = ("中", "着", "紧", "中着", "住")  # Cantonese 开住: being on
 STATE_PERFECT = ("了", "咗")
 # Not being locked, said with no aspect (没上锁, 没有锁的).
 STATE_UNLOCKED = ("没上锁", "没有上锁", "没锁", "没有锁", "未上锁", "解锁", "无上锁", "无锁")
@@ -1565,6 +1544,17 @@ PAUSE_WORDS = ("暂停", "暂停播放")
 # Going back to the dock: a verb of return and the dock (返回充电座, 回基站, 返去底座).
 RETURN_VERBS = ("回", "回到", "返回", "返去", "返到", "回去", "返")
 DOCKS = ("充电座", "充电桩", "基座", "基站", "底座", "座充", "基地", "充电")
+# The wrappers that ask someone to act: an on/off verb said last before 吗 is a polite command
+# when one of them (or 把/将 before the target) is said, else it asks whether the state holds
+# (全部的电源关上吗 asks; 能把电源关上吗 acts).
+REQUESTS = frozenset(
+    {
+        *("请", "请你", "麻烦", "麻烦你", "麻烦您", "麻烦晒", "劳驾", "帮我", "帮忙", "帮"),
+        *("帮个忙", "给我", "替我", "一下", "一下子", "一哈", "好吗", "行吗", "可以吗"),
+        *("好不好", "行不行", "能不能", "能否", "可不可以", "能", "可否", "可唔可以"),
+        *("得唔得", "行不", "好不", "中不中", "成不", "可以", "唔该", "叫", "让"),
+    }
+)
 
 # Verbs whose object is implied name its device type when no target is said (开锁 → the
 # lock, 扫地 → the vacuum): the type and the type word said for it.
