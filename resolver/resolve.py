@@ -408,7 +408,8 @@ class Resolver:
             return Found((able[0],))
         if target.count is None and clause.action != "query" and len(able) < len(candidates):
             # A set command acts on the members that can do it and names those it skipped.
-            return Found(able, skipped=tuple(d for d in candidates if d not in able))
+            kept = set(able)  # a set: thousands of candidates are not tested against a tuple
+            return Found(able, skipped=tuple(d for d in candidates if d not in kept))
         if target.count is not None and target.count != len(able):
             noun = target.type_word or (target.name.text if target.name else say("word.device"))
             if target.count > len(able):
