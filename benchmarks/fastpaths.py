@@ -1,6 +1,6 @@
 """What each fast path of the planner and the runners saves, in instructions per turn.
 
-    uv run --group bench python benchmarks/fastpaths.py [--repeated] [NAME ...]
+    uv run --group bench python benchmarks/fastpaths.py [--repeated|--unseen] [NAME ...]
                                                             (needs valgrind)
 
 Each fast path is a shortcut for the common case beside a general way that gives the same
@@ -9,7 +9,9 @@ would generate. For each, two processes switch the fast path off first (the gene
 put in its place), then warm the engine as benchmarks/instructions.py does (the demo home,
 the peer sentences' warm half twice); one stops there, the other says the warm half once
 more and the other half once (unseen), or with --repeated the warm half three times more
-(repeated turns alone, instructions.py's repeated turn); cachegrind counts the instructions
+(repeated turns alone, instructions.py's repeated turn), or with --unseen the other half
+once (instructions.py's unseen turn, the only turn a fast path of the compiler serves);
+cachegrind counts the instructions
 of each, and their difference is per turn. The share is the fast path's saving over the turn
 with every fast path on.
 """
@@ -76,20 +78,15 @@ def _result_init_by_field(
 
 
 def _walked(tree: Any) -> Callable[[Any], Any]:
-    """A tree's build as a recursive walk (what compiler/build.py's written-out functions
-    replace): the Builder's method of each rule, on its children, left to right."""
+    """A tree's build as a plain recursive walk (what compiler/build.py's written-out
+    functions replace): the Builder's method of each rule, on its children, left to right."""
     from jiayu.compiler.build import Node
 
-    def build(b: Any) -> Any:
-        def call(node: Any) -> Any:
-            args = [call(c) if type(c) is Node else c for c in node.children]
-            if node.data == "clauses" and len(args) == 1 and type(node.children[0]) is Node:
-                return [args[0]]
-            return getattr(b, node.data)(*args)
+    def call(node: Any, b: Any) -> Any:
+        children = [call(c, b) if type(c) is Node else c for c in node.children]
+        return getattr(b, node.data)(*children)
 
-        return call(tree)
-
-    return build
+    return lambda b: call(tree, b)
 
 
 def _frozen_inits() -> None:
@@ -145,7 +142,7 @@ FAST_PATHS = ("run.settle_all", "Result.__init__", "build.builder_of", "ir.fille
 def _child(name: str, mode: str) -> None:
     _off(name)
     say, warm, timed = warmed()
-    said = {"turns": [*warm, *timed], "repeated": [*warm] * REPEATS}.get(mode, [])
+    said = {"turns": [*warm, *timed], "repeated": [*warm] * REPEATS, "unseen": timed}.get(mode, [])
     for text in said:
         say(text)
     print(json.dumps({"turns": len(said)}))
@@ -158,13 +155,15 @@ def _count(name: str, mode: str) -> tuple[int, int]:
 
 def main(names: Sequence[str]) -> None:
     mode = "turns"
-    if names and names[0] == "--repeated":
-        mode, names = "repeated", names[1:]
+    if names and names[0] in ("--repeated", "--unseen"):
+        mode, names = names[0][2:], names[1:]
     warm, _ = _count("base", "warm")
     on, turns = _count("base", mode)
     per_turn = (on - warm) / turns
     if mode == "repeated":
         print(f"demo home, {turns} turns (the warm half three times more)")
+    elif mode == "unseen":
+        print(f"demo home, {turns} turns (the unseen half once)")
     else:
         print(f"demo home, {turns} turns (a warm half again and an unseen half)")
     print(f"  all fast paths on: {per_turn / 1000:.1f}k instructions a turn")

@@ -202,7 +202,7 @@ def complete_reads(device_ids: Sequence[str], got: object) -> Reads:
     reads: Reads = {}
     for device_id in device_ids:
         value = answer.get(device_id)
-        if isinstance(value, (Mapping, HubError)):
+        if isinstance(value, (dict, Mapping, HubError)):  # (dict: a type test, before the abc)
             reads[device_id] = value
         else:
             log.error("the hub gave no read of %s", device_id, extra={"device": device_id})

@@ -60,11 +60,10 @@ def filled_directly(cls: _Frozen) -> _Frozen:
     is not given) and makes the same object with one such call, giving it a dict of its own.
     (Filling the instance's __dict__ in place instead was cheaper to make, but left a dict
     the interpreter does not specialise attribute reads for: every later read of a field, by
-    the builder, the resolver and the planner on every turn said again, cost 3.5×. cachegrind,
-    demo home: 284k → 269k instructions a repeated turn, 523k → 513k a first one.)
+    the builder, the resolver and the planner on every turn said again, cost 3.5×.)
     The dict is set through the class's own __dict__ descriptor rather than
     object.__setattr__, which sliced its arguments into a new tuple and looked "__dict__"
-    up on the type each time: 5.6k → 5.1k instructions a Command (cachegrind)."""
+    up on the type each time."""
     names = [f.name for f in fields(cls)]
     set_dict = next(k.__dict__["__dict__"] for k in cls.__mro__ if "__dict__" in k.__dict__)
     scope: dict[str, Any] = {"_set_dict": set_dict.__set__, "_MISSING": MISSING}

@@ -117,9 +117,9 @@ class Result:
         timings: dict[str, float] | None = None,
     ) -> None:
         # Written out rather than generated: a frozen dataclass's __init__ sets each field
-        # through object.__setattr__ (~3 µs, on every turn); this sets the dict at once (a
-        # dict of its own: one filled in place would slow every read of a field, as the IR's
-        # did, jiayu/ir.py filled_directly).
+        # through object.__setattr__, a call per field on every turn; this sets the dict at
+        # once (a dict of its own: one filled in place would slow every read of a field, as
+        # the IR's did, jiayu/ir.py filled_directly).
         _set(
             self,
             "__dict__",

@@ -177,7 +177,7 @@ def act_on(
         state: Mapping[str, object] | None = None
         if reads:
             got = states[device_id]
-            if not isinstance(got, Mapping):
+            if not isinstance(got, dict):
                 name = shown(device.name)
                 refusals.append(say("refuse.unreadable_state", name=name, reason=got.reason))
                 continue

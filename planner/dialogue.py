@@ -66,13 +66,17 @@ def _utterance(draft: Draft, said: tuple[Clause, ...]) -> None:
             # 确认吗 / 对吗 / 你确定吗: never a yes, and no reason to drop what waits.
             _ask_again(draft, pending, [c for c in said if c.action not in _ANSWERS])
             return
-        elif pending.user is not None and draft.ctx.user != pending.user and "confirm" in actions:
-            draft.held.extend(pending.commands)
-            draft.pending = pending
-            draft.say("confirm", say("refuse.confirm_other_user"))
-            return
         elif actions == {"confirm"} and is_confirmation(draft.text):
-            _confirmed(draft, pending)  # 确认 / 好的，确认: a plain yes, nothing else
+            # 确认 / 好的，确认: a plain yes, nothing else, and only from who asked; another
+            # user's is refused and the question kept for the one who asked. Any other
+            # statement (好吧, 确认，打开客厅灯) confirms for no one: it drops the question,
+            # whoever says it.
+            if pending.user is not None and draft.ctx.user != pending.user:
+                draft.held.extend(pending.commands)
+                draft.pending = pending
+                draft.say("confirm", say("refuse.confirm_other_user"))
+            else:
+                _confirmed(draft, pending)
             return
         if actions == {"cancel"}:
             draft.say("noop", Acknowledged(say("done.cancelled")))

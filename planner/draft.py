@@ -21,7 +21,7 @@ from jiayu.catalog import apply_command
 from jiayu.errors import JiayuError
 from jiayu.home import Home
 from jiayu.ir import Clause, Command
-from jiayu.planner.effects import AddSchedule, Read, Reading, Write
+from jiayu.planner.effects import AddSchedule, Read, ReadError, Reading, Write
 from jiayu.planner.plan import Batch
 from jiayu.planner.readings import trusted
 from jiayu.planner.timing import Schedule
@@ -96,10 +96,13 @@ class Memo(NamedTuple):
     clause asked of, which that keeps alive."""
     narrowed: dict[Hashable, tuple[tuple[Clause, Clause], Resolution | None]]
     """What answers picked among a question's options (`Draft.narrow`), likewise."""
+    worked: dict[Hashable, tuple[object, Any]]
+    """What a pass worked out from what it was given alone (what a query reads of each
+    device), by the ids of the objects it was worked out from, each beside those objects."""
 
 
 def new_memo() -> Memo:
-    return Memo({}, {}, {}, {})
+    return Memo({}, {}, {}, {}, {})
 
 
 def write_key(op: Write) -> Hashable:
@@ -175,23 +178,25 @@ class Draft:
     def planned_commands(self) -> tuple[Command, ...]:
         return tuple(chain.from_iterable(map(_COMMANDS, self.batches)))
 
-    def states(self, devices: Sequence[str]) -> dict[str, Reading]:
+    def states(self, devices: Sequence[str]) -> dict[str, dict[str, Any] | ReadError]:
         """The only way a pass reads: fresh state of these devices, each read once per turn
         and all still unknown asked at once (one pause, one round trip). Later reads see what
-        this turn already planned; a failed read is a ReadError in its place. A reading that
-        is not a value the device can have (NaN, a word where a number is due, out of its
-        range) is left out of its state: unreadable, never arithmetic."""
+        this turn already planned; a failed read is a ReadError in its place, and a state
+        read is a dict of the turn's own. A reading that is not a value the device can have
+        (NaN, a word where a number is due, out of its range) is left out of its state:
+        unreadable, never arithmetic."""
         overlay, known = self.overlay, self.memo.known
         missing = tuple(dict.fromkeys(d for d in devices if d not in overlay and d not in known))
         if missing:
             raise Pause(Read(missing))
-        states: dict[str, Reading] = {}
+        states: dict[str, dict[str, Any] | ReadError] = {}
         device_of = self.ctx.home.device
         for device_id in devices:
             state = overlay.get(device_id)
             if state is None:
                 got = known[device_id]
-                if isinstance(got, Mapping):
+                # (dict first: its check is a type test; Mapping's goes through the abc)
+                if isinstance(got, (dict, Mapping)):
                     state = overlay[device_id] = trusted(device_of(device_id), got)
                 else:
                     if device_id not in self.unread:  # told once, however often it is asked

@@ -29,7 +29,6 @@ _OK_THEN = phrase("done.ok_then")
 
 _COMMANDS = attrgetter("commands")
 _DEVICE = attrgetter("device")
-_ROOM = attrgetter("room")
 
 
 def decided(draft: Draft) -> Outcome:
@@ -59,8 +58,19 @@ def update_session(draft: Draft, session: Session) -> None:
         rooms: tuple[str, ...] = (draft.home.device(device).room,)
     else:
         devices = tuple(dict.fromkeys([*draft.devices, *map(_DEVICE, commands)]))
-        rooms = tuple(dict.fromkeys(map(_ROOM, map(draft.home.device, devices))))
+        rooms = _first_rooms(draft.home, devices, session.recent_rooms.maxlen)
     session.remember(draft.text, outcome, devices, rooms, commands)
+
+
+def _first_rooms(home: Home, devices: Iterable[str], most: int | None) -> tuple[str, ...]:
+    """The rooms of the devices, each once, in order, as many as the session remembers: the
+    rest would be forgotten at once (打开所有的灯 names thousands of devices in a few rooms)."""
+    rooms: dict[str, None] = {}
+    for device in devices:
+        rooms[home.device(device).room] = None
+        if len(rooms) == most:
+            break
+    return tuple(rooms)
 
 
 def announce(draft: Draft) -> str:

@@ -3,11 +3,12 @@ round trip, and the reply answers the question that was asked."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from jiayu.actions import query_attribute
 from jiayu.grammar.phrases import say
+from jiayu.home import Device
 from jiayu.ir import Clause
 from jiayu.planner.draft import Draft
 from jiayu.planner.replies import answer_phrase, in_state, reading_phrase, state_word
@@ -17,17 +18,8 @@ from jiayu.text import shown
 def query(draft: Draft, clause: Clause, devices: Sequence[str]) -> None:
     """Read what the clause asks of each device and say it."""
     home = draft.home
-    # What is read depends on a device's capabilities alone: worked out once per kind of
-    # device, not once per device (哪些灯开着 over thousands of lights of a few kinds).
-    by_kind: dict[frozenset[str], str | None] = {}
-    asked: list[tuple[str, str | None]] = []
-    for device_id in devices:
-        device = home.device(device_id)
-        caps = device.capabilities
-        if caps not in by_kind:
-            by_kind[caps] = query_attribute(device, clause)
-        asked.append((device_id, by_kind[caps]))
-    states = draft.states([d for d, attribute in asked if attribute is not None])
+    asked, ids = _asked(draft, clause, devices)
+    states = draft.states(ids)
     parts: list[str] = []
     unread: list[str] = []  # the devices that could not be read, said after any summary
     found: list[tuple[str, str, Any]] = []
@@ -35,12 +27,10 @@ def query(draft: Draft, clause: Clause, devices: Sequence[str]) -> None:
     # (哪些灯开着 over thousands of lights).
     summarised = clause.question is not None
     place_only = clause.target is not None and clause.target.is_place_only
-    for device_id, attribute in asked:
-        if attribute is None:
-            continue
-        device = home.device(device_id)
+    for device, attribute in asked:
+        device_id = device.id
         got = states[device_id]
-        if not isinstance(got, Mapping):
+        if not isinstance(got, dict):  # a state the draft read is a dict of its own
             unread.append(say("answer.unreadable", name=shown(device.name), reason=got.reason))
             parts.append(unread[-1])
             continue
@@ -62,16 +52,44 @@ def query(draft: Draft, clause: Clause, devices: Sequence[str]) -> None:
     draft.say("answered" if found else "rejected", reply)
 
 
+def _asked(
+    draft: Draft, clause: Clause, devices: Sequence[str]
+) -> tuple[list[tuple[Device, str]], list[str]]:
+    """The devices that can answer the clause, each with the attribute read of it, and their
+    ids; worked out once per turn, not again on the pass after the read."""
+    key = ("query", id(clause), id(devices))
+    worked = draft.memo.worked
+    found = worked.get(key)
+    if found is None:
+        # What is read depends on a device's capabilities alone: worked out once per kind of
+        # device, not once per device (哪些灯开着 over thousands of lights of a few kinds).
+        by_kind: dict[frozenset[str], str | None] = {}
+        asked: list[tuple[Device, str]] = []
+        device_of = draft.home.device
+        for device_id in devices:
+            device = device_of(device_id)
+            caps = device.capabilities
+            if caps not in by_kind:
+                by_kind[caps] = query_attribute(device, clause)
+            attribute = by_kind[caps]
+            if attribute is not None:
+                asked.append((device, attribute))
+        found = worked[key] = ((clause, devices), (asked, [d.id for d, _ in asked]))
+    return found[1]
+
+
 def _summary(draft: Draft, clause: Clause, found: Sequence[tuple[str, str, Any]]) -> str:
     """A set or yes/no question answered in one phrase: 有，客厅灯和卧室灯开着."""
     expected = True if clause.expected is None else clause.expected
-    wants = {d: _wanted(clause.attribute, a, expected) for d, a, _ in found}
-    matching = [d for d, _, v in found if _same_state(v, wants[d])]
-    matched = set(matching)  # a set: 哪些灯开着 in a home of thousands is not quadratic
-    others = [d for d, _, _ in found if d not in matched]
+    # The state asked about depends on the attribute read alone; each device is in it or not.
+    wants = {a: _wanted(clause.attribute, a, expected) for _, a, _ in found}
+    matching: list[str] = []
+    others: list[str] = []
+    for device_id, attribute, value in found:
+        (matching if _same_state(value, wants[attribute]) else others).append(device_id)
     attribute = found[0][1]
-    word = state_word(attribute, wants[found[0][0]])
-    other_word = state_word(attribute, not wants[found[0][0]])
+    word = state_word(attribute, wants[attribute])
+    other_word = state_word(attribute, not wants[attribute])
     noun = noun_of(clause)
     listing = _listing(draft, matching)
     none = say("answer.count_none", noun=noun, state=word)
@@ -101,10 +119,14 @@ def _summary(draft: Draft, clause: Clause, found: Sequence[tuple[str, str, Any]]
 
 def _listing(draft: Draft, devices: Sequence[str]) -> str:
     """Up to four names; more are counted, not read out."""
-    names = [shown(draft.home.device(d).name) for d in dict.fromkeys(devices)]
-    if len(names) > 4:
-        return say("names.some", names=names[:3], count=len(names))
-    return say("names.listed", names=names)
+    listed = list(dict.fromkeys(devices))
+    if len(listed) > 4:
+        return say("names.some", names=_names(draft, listed[:3]), count=len(listed))
+    return say("names.listed", names=_names(draft, listed))
+
+
+def _names(draft: Draft, devices: Sequence[str]) -> list[str]:
+    return [shown(draft.home.device(d).name) for d in devices]
 
 
 def noun_of(clause: Clause) -> str:

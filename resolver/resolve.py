@@ -415,7 +415,8 @@ class Resolver:
             # a place said alone names no set (这里的亮度调到50: its lights, no one skipped).
             if target.is_place_only:
                 return Found(able)
-            return Found(able, skipped=tuple(d for d in candidates if d not in able))
+            kept = set(able)  # a set: thousands of candidates are not tested against a tuple
+            return Found(able, skipped=tuple(d for d in candidates if d not in kept))
         if target.count is not None and target.count != len(able):
             noun = target.type_word or (target.name.text if target.name else say("word.device"))
             if target.count > len(able):

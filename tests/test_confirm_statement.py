@@ -164,3 +164,13 @@ def test_only_the_user_who_asked_confirms_and_only_in_their_session() -> None:
     assert stranger.commands == [] and stranger.outcome == "confirm"
     assert engine.turn("确认", "s").commands == []  # no user named is not mum either
     assert engine.turn("确认", "s", user="mum").commands[0]["command"] == "unlock"
+
+
+@pytest.mark.parametrize("said", ["好吧", "确认吧", "确认，打开客厅灯"])
+def test_another_users_statement_that_confirms_nothing_drops_the_question(said: str) -> None:
+    """What would not confirm from the user who asked is no wrong-user confirmation either:
+    it drops the question, as it does when the asker says it, and a later 确认 opens nothing."""
+    engine = engine_at(ManualClock())
+    engine.turn("打开门锁", "s", user="mum")
+    assert engine.turn(said, "s", user="kid").outcome != "confirm"
+    assert engine.turn("确认", "s", user="mum").commands == []
