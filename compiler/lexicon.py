@@ -669,6 +669,9 @@ def _word_roles(tokens: list[Token], text: str) -> list[Token]:
     a later pass can meet (tests/test_lexer_passes.py checks that the skips change nothing).
     """
     kinds = set(map(_KIND, tokens))  # no bytecode a token
+    if "SET" in kinds and not kinds.isdisjoint(_SWITCHING):
+        tokens = _type_word_rejoined(tokens)
+        kinds = set(map(_KIND, tokens))
     if (
         text.rstrip(_STOPS).endswith(("吗", "么"))
         and not kinds.isdisjoint(_VALUE_SAID)
@@ -695,6 +698,34 @@ def _word_roles(tokens: list[Token], text: str) -> list[Token]:
     if repeated or not kinds.isdisjoint(_PASS_KINDS):
         return _passes(tokens, text, kinds, repeated)
     return tokens  # most utterances: not even a copy of the list is made
+
+
+_SWITCHING = frozenset({"ON", "OFF"})
+
+
+def _type_word_rejoined(tokens: list[Token]) -> list[Token]:
+    """主卧的开关为1: an on/off verb said right before a set verb, whose characters together
+    begin with a type word and end with a word that brings a value, are that type word and
+    that word (开关 + 为), not two verbs (开 + 关为): the two readings have as many words, and
+    nobody orders "on" and "set to" in one breath of three characters."""
+    out: list[Token] | None = None  # a copy, made at the first change (most make none)
+    for i in range(1, len(tokens)):
+        verb, setter = tokens[i - 1], tokens[i]
+        if (
+            setter.kind != "SET"
+            or verb.kind not in _SWITCHING
+            or verb.start + len(verb.said) != setter.start
+        ):
+            continue
+        for cut in range(1, len(setter.said)):
+            noun, to = verb.said + setter.said[:cut], setter.said[cut:]
+            if noun in TABLES["TYPE"] and to in TABLES["TO"]:
+                out = out or list(tokens)
+                out[i - 1] = Token("TYPE", noun, noun, verb.start, verb.match, TABLES["TYPE"][noun])
+                at = setter.start + cut
+                out[i] = Token("TO", to, to, at, setter.match, TABLES["TO"][to])
+                break
+    return tokens if out is None else out
 
 
 # What may follow the asking word at the end of an utterance.
@@ -866,18 +897,19 @@ def _place_after_state(tokens: list[Token], words: list[int]) -> list[Token]:
         n -= 1
     said = tokens[words[n]]
     stated = said.kind in ("STATE", "QSTATE", "ASKED") or (
-        said.kind in ("DE", "ON", "OFF") or ((said.kind == "ATTR" and said.value == "state")
-        and any(
-            t.text in _SAYS_STATE and (t.kind == FILLER or said.kind == "ATTR")
-            for t in tokens[: words[n]]
-        ))
+        said.kind in ("DE", "ON", "OFF")
+        or (
+            (said.kind == "ATTR" and said.value == "state")
+            and any(
+                t.text in _SAYS_STATE and (t.kind == FILLER or said.kind == "ATTR")
+                for t in tokens[: words[n]]
+            )
+        )
     )
     if not stated or not any(tokens[i].kind in _SUBJECTS for i in words[:n]):
         return tokens
     rest = [
-        _as(t, FILLER, None) if i > words[n] else t
-        for i, t in enumerate(tokens)
-        if i not in place
+        _as(t, FILLER, None) if i > words[n] else t for i, t in enumerate(tokens) if i not in place
     ]
     return [*(tokens[i] for i in place), *rest]
 
