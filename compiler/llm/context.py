@@ -89,7 +89,7 @@ def _grams(word: str) -> set[str]:
 def _device_words(home: Home, device: Device) -> Iterable[tuple[str, int]]:
     for word in (device.name, *device.aliases, home.bare_name(device) or ""):
         yield word, _NAME_WEIGHT
-    for kind in (device.type, *device.acts_as):
+    for kind in sorted(device.serves):  # its type, what it acts as, their families (电源)
         for word in _TYPE_WORDS.get(kind, ()):
             yield word, _TYPE_WEIGHT
     try:
