@@ -31,6 +31,7 @@ from jiayu.cases import Case, load_cases
 from jiayu.compiler.lalr import tables
 from jiayu.engine import Engine
 from jiayu.errors import CorpusError, Problem
+from jiayu.executor.clock import ManualClock, local_zone
 from jiayu.executor.hubs import SimulatedHub
 from jiayu.home import load_home
 from jiayu.planner.effects import Consult
@@ -73,10 +74,16 @@ class Replayed:
         return unexpected_commands(self.case.expect, self.result)
 
 
+# Cases are replayed at noon today, in the machine's zone: what a clock time means
+# (今晚十一点 is later today, 今天早上七点 has passed) must not depend on when CI runs.
+REPLAY_HOUR = 12
+
+
 @lru_cache(maxsize=16)
 def _engine(home: Path) -> Engine:
     tables()  # load the grammar's tables now: latency is reported per turn, not per start-up
-    return Engine(load_home(home))
+    noon = datetime.now(local_zone()).replace(hour=REPLAY_HOUR, minute=0, second=0, microsecond=0)
+    return Engine(load_home(home), clock=ManualClock(noon))
 
 
 def _after_history(case: Case) -> Engine:

@@ -337,6 +337,15 @@ class Resolver:
             if not said_set and len(places) > 1 and candidates:
                 return self._per_place(clause, candidates, target, session, match_kind)
         else:
+            if places and target.type_word and not said_set:
+                # Name before type holds with a place said too (一层大门锁: the lock called
+                # 大门锁, narrowed by the place), for a full name or an alias: a bare name
+                # (一楼的灯) and a place without the named devices leave the type word its
+                # type's.
+                known = self.names.exact(target.type_word)
+                inside = tuple(d for d in known.devices if d in scope) if known and scope else ()
+                if known is not None and inside:
+                    return self._single(clause, inside, session, focus, target, known.kind)
             if not places and target.type_word and not said_set:
                 # The name rule comes before the type rule: a type word that is a device's
                 # name, alias or bare name (门锁, 取暖器) means exactly those devices.
