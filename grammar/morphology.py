@@ -98,6 +98,8 @@ def _complaint_words(v: ModuleType) -> dict[str, str]:
                     words[quality + ending] = kind
             if quality in v.QUALITIES_ALONE:
                 words[quality] = kind
+    felt = [word for word, kind in words.items() if kind in v.FELT]
+    words.update({feeler + word: words[word] for feeler in v.FEELERS for word in felt})
     return words
 
 
@@ -120,8 +122,8 @@ def _state_words(v: ModuleType) -> dict[str, tuple[str, bool]]:
             for aspect in v.STATE_ASPECTS:
                 if aspect == "紧" and len(verb) == 1:
                     continue  # 关紧, 锁紧: shut it tight, a command
-                if aspect == "住" and state != ("on", True):
-                    continue  # 关住, 锁住: keep it shut, a command
+                if aspect in ("住", "起") and state != ("on", True):
+                    continue  # 关住, 锁起: keep it shut, shut it, a command
                 words[verb + aspect] = state
                 words[verb + aspect + "的"] = state
             for aspect in v.STATE_PERFECT:
