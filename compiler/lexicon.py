@@ -688,7 +688,7 @@ def _word_roles(tokens: list[Token], text: str) -> list[Token]:
         tokens = _copula_state(_state_framed(tokens))
         if tokens is not said:
             kinds = set(map(_KIND, tokens))
-    if FILLER in kinds and "DE" in kinds:
+    if "DE" in kinds and FILLER in kinds and _HELPING_CHARS.intersection(text):
         tokens = _possessed(tokens)
         kinds = set(map(_KIND, tokens))
     if "QVERB" in kinds and "ASKED" in kinds:
@@ -1063,6 +1063,9 @@ def _state_asked(tokens: list[Token]) -> list[Token]:
     if any(t.kind in ("QSET", "IF", "THEN") for t in tokens):
         return out
     return [*out[:last], _as(out[last], "QSTATE", out[last].value), *out[last + 1 :]]
+
+
+_HELPING_CHARS = frozenset(word[0] for word in HELPED_FOR)
 
 
 def _possessed(tokens: list[Token]) -> list[Token]:

@@ -342,6 +342,7 @@ TABLES: dict[str, dict[str, Any]] = {
         "风": "fan_speed",
         "音量": "volume",
         "声音": "volume",
+        "声": "volume",  # 电视声整小点, Cantonese 啲声: the sound
         "湿度": "humidity",
         "光照": "illuminance",
         "照度": "illuminance",
@@ -1452,7 +1453,10 @@ SIZE_ADJECTIVES = {
 
 # Complaints about the room (seed 003: 环境抱怨 → 假设明显执行器) are degree + quality:
 # 太热, 有点闷, 贼冷, 冻死了, 闷得很. Degree words said before a quality:
-DEGREES = ("太", "好", "有点", "很", "真", "特别", "超", "贼", "巨", "忒", "老", "蛮", "挺", "非常")
+DEGREES = (
+    *("太", "好", "有点", "很", "真", "特别", "超", "贼", "巨", "忒", "老", "蛮", "挺", "非常"),
+    *("这么", "咋这么", "怎么这么"),  # 咋这么黑: a complaint said as wonder
+)
 # Who feels the cold or the heat, said before the complaint (我有点冷, 我好热, 我冻死了); only
 # of the qualities a person feels.
 FEELERS = ("我",)

@@ -39,7 +39,16 @@ from test_paraphrase import (
 from jiayu.compiler.numbers import chinese_integer, scan_number
 from jiayu.executor.hubs import SimulatedHub
 from jiayu.grammar.morphology import derived
-from jiayu.grammar.vocab import DIGITS, FEELERS, FELT, HELPED_FOR, PASSED_ON, TABLES, TENS
+from jiayu.grammar.vocab import (
+    DIGITS,
+    FEELERS,
+    FELT,
+    HELPED_FOR,
+    PASSED_ON,
+    QUALITIES,
+    TABLES,
+    TENS,
+)
 
 # --- requests for someone, regional requests and particles ----------------------------
 
@@ -242,3 +251,41 @@ def test_looking_with_a_request_and_a_final_ma_never_acts(case: tuple[int, str, 
     index, text, _device, _way = case
     _outcome, sent = _said(_engine(index), text)
     assert sent == [], text
+
+
+# --- a complaint said as wonder (这么冷, 咋这么黑) ---------------------------------------
+
+_WONDER = ("这么", "咋这么", "怎么这么")
+_QUALITIES = sorted(
+    {q for kind, qs in QUALITIES.items() if kind not in ("high", "low") for q in qs} - {"大声"}
+)
+
+
+@settings(SETTINGS, max_examples=300)
+@given(
+    st.integers(0, len(_HOMES) - 1),
+    st.sampled_from(_WONDER),
+    st.sampled_from(_QUALITIES),
+    st.sampled_from(("", "啊", "呢", "了")),
+)
+def test_a_complaint_said_as_wonder_is_the_complaint(
+    index: int, wonder: str, quality: str, particle: str
+) -> None:
+    home = _engine(index).home
+    room = home.rooms[index % len(home.rooms)].id
+    plain = _engine(index).fresh(hub=SimulatedHub(home, {})).turn("太" + quality, "r", area=room)
+    said = wonder + quality + particle
+    wondered = _engine(index).fresh(hub=SimulatedHub(home, {})).turn(said, "r", area=room)
+    assert (wondered.outcome, wondered.commands) == (plain.outcome, plain.commands), said
+
+
+@settings(SETTINGS, max_examples=200)
+@given(
+    st.integers(0, len(_HOMES) - 1),
+    st.sampled_from(_WONDER),
+    st.sampled_from(_UNRELATED),
+)
+def test_wonder_before_an_unrelated_word_sends_nothing(index: int, wonder: str, word: str) -> None:
+    home = _engine(index).home
+    result = _engine(index).fresh(hub=SimulatedHub(home, {})).turn(wonder + word, "r")
+    assert result.commands == [], wonder + word
