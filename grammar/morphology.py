@@ -140,6 +140,20 @@ def _state_words(v: ModuleType) -> dict[str, tuple[str, bool]]:
     return words
 
 
+def _stative_asked(v: ModuleType) -> dict[str, tuple[str, bool]]:
+    """亮了吗, 亮了没有, 亮没得: a state verb that switches nothing (亮 is an adjective, not an
+    order) said with an asking word asks whether the state holds; 开了没有 is asked by the
+    verb and the asking word the grammar reads as two words."""
+    switching = {*v.ON_STEMS, *v.OFF_STEMS, v.LOCK_STEM, *v.TABLES["ON"], *v.TABLES["OFF"]}
+    return {
+        verb + asked: state
+        for state, verbs in v.STATE_VERBS.items()
+        for verb in verbs
+        if verb not in switching
+        for asked in v.PROGRESS_ASKED
+    }
+
+
 def _flat(groups: Iterable[tuple[str, ...]]) -> tuple[str, ...]:
     return tuple(dict.fromkeys(word for group in groups for word in group))
 
@@ -190,6 +204,7 @@ def derived() -> dict[str, dict[str, Any]]:
         "OFF": dict.fromkeys(_off_words(v), "off"),
         "SET": dict.fromkeys((stem + to for stem in v.SET_STEMS for to in v.SET_TO), "set"),
         "REL": _relative_words(v),
+        "QSTATE": _stative_asked(v),
         "QWORD": _asked_qualities(v),
         "COMPLAINT": {**_complaint_words(v), **v.COMPLAINT_WORDS},
         "MEDIA": {

@@ -1565,6 +1565,8 @@ WRAPPERS = (
     "耶",
     "仲",
     "儿",
+    "您看",  # 您看能不能…: asking the listener's view is asking them to act
+    "你看",
     *HELPED_FOR,
     *PASSED_ON,
 )

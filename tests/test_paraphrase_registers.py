@@ -12,6 +12,7 @@ with a fail-closed companion (one slot given an unrelated or a wrong word sends 
 - Tens said as one character (廿四, 卅) are numbers; followed by more than a digit, they are not.
 - A person feeling hot or cold (我好热, 我有点冷, 我冻死了) is the complaint itself; 我 before a
   quality no one feels (我太暗) is not understood.
+- A state no verb orders (亮) said with an asking word (亮了吗, 亮了没有, 亮没得) asks it.
 - A verb of looking said first (看看, 帮我查一下) before a question that asks itself (关了没有,
   开起没得) asks it, and a request around it never makes it a command.
 """
@@ -52,7 +53,7 @@ from jiayu.grammar.vocab import (
 
 # --- requests for someone, regional requests and particles ----------------------------
 
-_AROUND = (*HELPED_FOR, *PASSED_ON, "劳烦", "烦请", "劳烦您")
+_AROUND = (*HELPED_FOR, *PASSED_ON, "劳烦", "烦请", "劳烦您", "您看", "你看")
 _AFTER = ("", "耶", "喔耶")
 
 
@@ -289,3 +290,39 @@ def test_wonder_before_an_unrelated_word_sends_nothing(index: int, wonder: str, 
     home = _engine(index).home
     result = _engine(index).fresh(hub=SimulatedHub(home, {})).turn(wonder + word, "r")
     assert result.commands == [], wonder + word
+
+
+# --- a state no verb orders, asked ------------------------------------------------------
+
+_STATIVE = sorted(derived()["QSTATE"])
+
+
+@st.composite
+def _stative(draw: st.DrawFn, *, unrelated: bool = False) -> tuple[int, str, str]:
+    index = draw(st.integers(0, len(_HOMES) - 1))
+    home = _engine(index).home
+    device, room, bare = draw(st.sampled_from(_devices(home, lambda d: d.type == "Light")))
+    asked = draw(st.sampled_from(_STATIVE))
+    if unrelated:
+        asked = draw(st.sampled_from(_UNRELATED)) + asked[1:]
+    target = _target(room, draw(st.sampled_from(_LINKS)), device, bare)
+    return index, target + asked, device.id
+
+
+@settings(SETTINGS, max_examples=300)
+@given(_stative())
+def test_a_state_no_verb_orders_asked_is_answered(case: tuple[int, str, str]) -> None:
+    index, text, device = case
+    engine = _engine(index)
+    result = engine.fresh(hub=SimulatedHub(engine.home, {})).turn(text, "registers")
+    assert result.commands == [], text
+    assert result.outcome == "answered", (text, result.outcome, result.reply)
+    assert [a["device"] for a in result.answers] == [device], text
+
+
+@settings(SETTINGS, max_examples=200)
+@given(_stative(unrelated=True))
+def test_an_unrelated_word_asked_so_sends_nothing(case: tuple[int, str, str]) -> None:
+    index, text, _device = case
+    _outcome, sent = _said(_engine(index), text)
+    assert sent == [], text
