@@ -209,6 +209,15 @@ def test_a_person_said_before_a_quality_no_one_feels_sends_nothing(
     assert result.commands == [], feeler + word
 
 
+def _answered_about(index: int, text: str, device: str) -> None:
+    """The text is answered about the device, and nothing is sent."""
+    engine = _engine(index)
+    result = engine.fresh(hub=SimulatedHub(engine.home, {})).turn(text, "registers")
+    assert result.commands == [], text
+    assert result.outcome == "answered", (text, result.outcome, result.reply)
+    assert [a["device"] for a in result.answers] == [device], text
+
+
 # --- a verb of looking before a question that asks itself -------------------------------
 
 _LOOKING = ("看看", "查一下", "帮我看看", "帮我查一下", "您帮我看看", "麻烦看看")
@@ -239,11 +248,7 @@ def test_looking_before_a_question_asks_it_and_sends_nothing(
     case: tuple[int, str, str, str],
 ) -> None:
     index, text, device, _way = case
-    engine = _engine(index)
-    result = engine.fresh(hub=SimulatedHub(engine.home, {})).turn(text, "registers")
-    assert result.commands == [], text
-    assert result.outcome == "answered", (text, result.outcome, result.reply)
-    assert [a["device"] for a in result.answers] == [device], text
+    _answered_about(index, text, device)
 
 
 @settings(SETTINGS, max_examples=200)
@@ -313,11 +318,7 @@ def _stative(draw: st.DrawFn, *, unrelated: bool = False) -> tuple[int, str, str
 @given(_stative())
 def test_a_state_no_verb_orders_asked_is_answered(case: tuple[int, str, str]) -> None:
     index, text, device = case
-    engine = _engine(index)
-    result = engine.fresh(hub=SimulatedHub(engine.home, {})).turn(text, "registers")
-    assert result.commands == [], text
-    assert result.outcome == "answered", (text, result.outcome, result.reply)
-    assert [a["device"] for a in result.answers] == [device], text
+    _answered_about(index, text, device)
 
 
 @settings(SETTINGS, max_examples=200)
