@@ -29,6 +29,7 @@ from jiayu.grammar.vocab import (
     CLASSIFIERS,
     COMPOUND_WORDS,
     FILLER_WORDS,
+    HELPED_FOR,
     NAME_SYNONYMS,
     REQUESTS,
     ROOM_SYNONYMS,
@@ -687,6 +688,15 @@ def _word_roles(tokens: list[Token], text: str) -> list[Token]:
         tokens = _copula_state(_state_framed(tokens))
         if tokens is not said:
             kinds = set(map(_KIND, tokens))
+    if "DE" in kinds and FILLER in kinds and _HELPING_CHARS.intersection(text):
+        tokens = _possessed(tokens)
+        kinds = set(map(_KIND, tokens))
+    if "QVERB" in kinds and "ASKED" in kinds:
+        tokens = _looked_at(tokens)
+        kinds = set(map(_KIND, tokens))
+    if "ON" in kinds and ("IF" in kinds or "的话" in text):
+        tokens = _state_in_condition(tokens)
+        kinds = set(map(_KIND, tokens))
     if not kinds.isdisjoint(_STATE_KINDS):  # most utterances have none
         tokens = _state_asked(tokens)
         kinds = set(map(_KIND, tokens))
@@ -1053,6 +1063,71 @@ def _state_asked(tokens: list[Token]) -> list[Token]:
     if any(t.kind in ("QSET", "IF", "THEN") for t in tokens):
         return out
     return [*out[:last], _as(out[last], "QSTATE", out[last].value), *out[last + 1 :]]
+
+
+_HELPING_CHARS = frozenset(word[0] for word in HELPED_FOR)
+
+
+def _possessed(tokens: list[Token]) -> list[Token]:
+    """给孩子的设备: a request for someone (给孩子, 帮奶奶) said right before 的 names whose the
+    thing is, not for whom it is done; it is not a wrapper then, and what it names is looked
+    for as a name (a home's group 孩子的设备 is not "every device")."""
+    out: list[Token] | None = None  # a copy, made at the first change (most make none)
+    for i in range(len(tokens) - 1):
+        token = tokens[i]
+        if token.kind == FILLER and token.text in HELPED_FOR and tokens[i + 1].kind == "DE":
+            out = out or list(tokens)
+            out[i] = Token(UNKNOWN, token.text, token.said, token.start, "unknown", token.said)
+    return tokens if out is None else out
+
+
+def _looked_at(tokens: list[Token]) -> list[Token]:
+    """(帮我)看看书房灯关了没有 / 查一下门锁好了没: a verb of looking said first, before a
+    question that asks itself whether a verb happened (了没有, 没得), adds nothing to it: the
+    question is asked. Only the asking word said last makes it so; a 吗 after the verb
+    (看看灯开着吗) is left as it was."""
+    words = [i for i, t in enumerate(tokens) if t.kind != FILLER]
+    if len(words) < 3 or tokens[words[0]].kind != "QVERB" or tokens[words[-1]].kind != "ASKED":
+        return tokens
+    if tokens[words[-2]].kind not in _SWITCHING:
+        return tokens
+    first = words[0]
+    return [*tokens[:first], _as(tokens[first], FILLER, None), *tokens[first + 1 :]]
+
+
+# A target word said before the verb of a condition.
+_CONDITION_TARGET = frozenset({"NAME", "TYPE", "IT", "ROOM", "GROUP", "DE", "THIS_ROOM"})
+# How an on-verb ends when it says a state (开着, 开起: being on), not an order to keep it so.
+_BEING = ("着", "起", "住", "中")
+
+
+def _state_in_condition(tokens: list[Token]) -> list[Token]:
+    """如果书房灯开着就关掉 / 风扇开起的话关了: the first verb after 如果 (or before 的话),
+    said right after its target and ending in a mark of being (开着, 开起), is the state the
+    condition tests, not the command 开着 (keep it on) it is when said alone."""
+    out: list[Token] | None = None  # a copy, made at the first change (most make none)
+    opened = False  # after an IF, before that condition's verb
+    target = False  # a target word said since
+    for i, token in enumerate(tokens):
+        if token.kind == FILLER:
+            continue
+        if token.kind == "IF":
+            opened, target = True, False
+            continue
+        if token.kind in _CONDITION_TARGET:
+            target = True
+            continue
+        if token.kind == "ON" and target and token.text.endswith(_BEING):
+            tested = opened or _said_next(tokens, i) == "的话"
+            if tested:
+                out = out or list(tokens)
+                out[i] = _as(token, "STATE", ("on", True))
+        opened = target = False
+    return tokens if out is None else out
+
+
+def _said_next(tokens: list[Token], i: int) -> str | None:
+    return tokens[i + 1].text if i + 1 < len(tokens) else None
 
 
 def _room_pointed_at(tokens: list[Token]) -> list[Token]:

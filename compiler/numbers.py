@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import re
 
-from jiayu.grammar.vocab import DIGITS, UNITS
+from jiayu.grammar.vocab import DIGITS, TENS, UNITS
 from jiayu.ir import Timing
 
-_NUMERAL_CHARS = frozenset(DIGITS) | frozenset(UNITS)
+_NUMERAL_CHARS = frozenset(DIGITS) | frozenset(UNITS) | frozenset(TENS)
 _ASCII_DIGITS = frozenset("0123456789")
 _NEGATIVE = ("零下", "负", "-")
 _ZERO = frozenset("零〇")
@@ -71,6 +71,11 @@ def _scan(text: str, start: int, *, decimals: bool = True) -> tuple[int, float] 
 def chinese_integer(numeral: str) -> int | None:
     """二十六 → 26, 四千五 → 4500, 一百零一 → 101, 一二 → 12 (digit by digit); None if
     malformed."""
+    if numeral[0] in TENS:  # 廿四: the tens, then at most a digit
+        rest = numeral[1:]
+        if rest and (len(rest) > 1 or rest not in DIGITS):
+            return None
+        return TENS[numeral[0]] + (DIGITS[rest] if rest else 0)
     if all(c in DIGITS for c in numeral):
         if len(numeral) == 1:
             return DIGITS[numeral]

@@ -98,6 +98,8 @@ def _complaint_words(v: ModuleType) -> dict[str, str]:
                     words[quality + ending] = kind
             if quality in v.QUALITIES_ALONE:
                 words[quality] = kind
+    felt = [word for word, kind in words.items() if kind in v.FELT]
+    words.update({feeler + word: words[word] for feeler in v.FEELERS for word in felt})
     return words
 
 
@@ -120,8 +122,8 @@ def _state_words(v: ModuleType) -> dict[str, tuple[str, bool]]:
             for aspect in v.STATE_ASPECTS:
                 if aspect == "紧" and len(verb) == 1:
                     continue  # 关紧, 锁紧: shut it tight, a command
-                if aspect == "住" and state != ("on", True):
-                    continue  # 关住, 锁住: keep it shut, a command
+                if aspect in ("住", "起") and state != ("on", True):
+                    continue  # 关住, 锁起: keep it shut, shut it, a command
                 words[verb + aspect] = state
                 words[verb + aspect + "的"] = state
             for aspect in v.STATE_PERFECT:
@@ -136,6 +138,20 @@ def _state_words(v: ModuleType) -> dict[str, tuple[str, bool]]:
             for aspect in v.STATE_ASPECTS:
                 words[word + aspect] = words[word + aspect + "的"] = ("locked", False)
     return words
+
+
+def _stative_asked(v: ModuleType) -> dict[str, tuple[str, bool]]:
+    """亮了吗, 亮了没有, 亮没得: a state verb that switches nothing (亮 is an adjective, not an
+    order) said with an asking word asks whether the state holds; 开了没有 is asked by the
+    verb and the asking word the grammar reads as two words."""
+    switching = {*v.ON_STEMS, *v.OFF_STEMS, v.LOCK_STEM, *v.TABLES["ON"], *v.TABLES["OFF"]}
+    return {
+        verb + asked: state
+        for state, verbs in v.STATE_VERBS.items()
+        for verb in verbs
+        if verb not in switching
+        for asked in v.PROGRESS_ASKED
+    }
 
 
 def _flat(groups: Iterable[tuple[str, ...]]) -> tuple[str, ...]:
@@ -188,6 +204,7 @@ def derived() -> dict[str, dict[str, Any]]:
         "OFF": dict.fromkeys(_off_words(v), "off"),
         "SET": dict.fromkeys((stem + to for stem in v.SET_STEMS for to in v.SET_TO), "set"),
         "REL": _relative_words(v),
+        "QSTATE": _stative_asked(v),
         "QWORD": _asked_qualities(v),
         "COMPLAINT": {**_complaint_words(v), **v.COMPLAINT_WORDS},
         "MEDIA": {

@@ -281,6 +281,7 @@ TABLES: dict[str, dict[str, Any]] = {
         "大声": ("volume", 1, 0),
         "小声": ("volume", -1, 0),
         "细声": ("volume", -1, 0),
+        "细": (None, -1, 0),  # Cantonese 细 (small): 校细啲, 细啲
         "中": (None, 0, 0),
         "强": (None, 1, 0),
         "弱": (None, -1, 0),
@@ -341,6 +342,7 @@ TABLES: dict[str, dict[str, Any]] = {
         "风": "fan_speed",
         "音量": "volume",
         "声音": "volume",
+        "声": "volume",  # 电视声整小点, Cantonese 啲声: the sound
         "湿度": "humidity",
         "光照": "illuminance",
         "照度": "illuminance",
@@ -564,6 +566,7 @@ TABLES: dict[str, dict[str, Any]] = {
         "除湿器": "Dehumidifier",
         "烘干机": "Dryer",
         "干衣机": "Dryer",
+        "烘衣机": "Dryer",  # Taiwanese
         "车库门": "GarageDoor",
         "车房门": "GarageDoor",  # Cantonese 车房 (garage)
         "卷帘门": "GarageDoor",
@@ -711,7 +714,7 @@ TABLES: dict[str, dict[str, Any]] = {
         "post",
     ),
     "HOME": dict.fromkeys(
-        ("全屋", "全家", "家里", "整个家", "所有房间", "每个房间", "家中", "屋里"), "home"
+        ("全屋", "全家", "家里", "整个家", "所有房间", "每个房间", "家中", "屋里", "屋头"), "home"
     ),
     "THIS_ROOM": dict.fromkeys(
         (
@@ -786,6 +789,7 @@ TABLES: dict[str, dict[str, Any]] = {
         "是多少": None,
         "几度": "temperature",
         "多少度": "temperature",
+        "好多度": "temperature",  # Sichuanese 好多 (how many)
         "是几度": "temperature",
         "怎么样": None,
         "如何": None,
@@ -932,6 +936,8 @@ TABLES: dict[str, dict[str, Any]] = {
             "咗吗",
             "咗",  # 没有上锁咗: after a state, Cantonese 了
             "未",
+            "没得",  # Sichuanese 没有 (开起没得, 关了没得)
+            "了没得",
         ),
         "asked",
     ),
@@ -1042,6 +1048,11 @@ TABLES: dict[str, dict[str, Any]] = {
         "来点音乐": "play",
         "来首歌": "play",
         "播放音乐": "play",
+        # Listening is the player playing: 我要听歌, 听点音乐.
+        "听歌": "play",
+        "听音乐": "play",
+        "听点音乐": "play",
+        "听点歌": "play",
         "暂停": "pause",
         "播放暂停": "pause",  # playback paused
         "恢复": "play",  # resumed: 恢复大厅的节目
@@ -1388,7 +1399,7 @@ ON_STEMS = ("开", "打开", "开启", "启动", "启用", "点亮", "运行", "
 OFF_STEMS = ("关", "关闭", "熄", "熄灭", "灭", "闩", "停掉")
 # Direction and result complements that keep a switching verb's sense (开起来, 关掉).
 ON_COMPLEMENTS = ("起", "起来", "来", "上", "开", "着")
-OFF_COMPLEMENTS = ("掉", "上", "好", "埋", "住", "起来")
+OFF_COMPLEMENTS = ("掉", "上", "好", "埋", "住", "起来", "起")
 # 锁 switches a lock off only with a complement or an aspect: alone it is the type word.
 LOCK_STEM = "锁"
 # Verbs of doing (整, 搞, 弄 and the hand's verbs) take a result that says which way: 整开,
@@ -1434,7 +1445,7 @@ SET_TO = ("到", "成", "为", "至", "在")
 
 # Verbs that change an attribute the way the adjective after them says (调亮, 变小, 拧大);
 # 开 and 关 only by size or strength (开大, 关小: 开冷 is no change of anything).
-CHANGE_VERBS = ("调", "变", "弄", "整", "搞", "拧", "扭", "转")
+CHANGE_VERBS = ("调", "变", "弄", "整", "搞", "拧", "扭", "转", "校")
 SIZE_ADJECTIVES = {
     "开": ("大", "小", "高", "低", "亮", "暗", "大声", "小声", "强", "弱"),
     "关": ("小", "低"),
@@ -1442,9 +1453,16 @@ SIZE_ADJECTIVES = {
 
 # Complaints about the room (seed 003: 环境抱怨 → 假设明显执行器) are degree + quality:
 # 太热, 有点闷, 贼冷, 冻死了, 闷得很. Degree words said before a quality:
-DEGREES = ("太", "好", "有点", "很", "真", "特别", "超", "贼", "巨", "忒", "老", "蛮", "挺", "非常")
+DEGREES = (
+    *("太", "好", "有点", "很", "真", "特别", "超", "贼", "巨", "忒", "老", "蛮", "挺", "非常"),
+    *("这么", "咋这么", "怎么这么"),  # 咋这么黑: a complaint said as wonder
+)
+# Who feels the cold or the heat, said before the complaint (我有点冷, 我好热, 我冻死了); only
+# of the qualities a person feels.
+FEELERS = ("我",)
+FELT = ("hot", "cold")
 # Endings that say the degree after the quality.
-DEGREE_ENDINGS = ("死了", "死", "得很", "得慌", "得要命", "得不行")
+DEGREE_ENDINGS = ("死了", "死", "得很", "得慌", "得要命", "得不行", "死个人了", "死人了")
 # The qualities, by the complaint they make (COMPLAINT_REMEDIES); those in QUALITIES_ALONE
 # are a complaint with no degree too (闷, 刺眼). "high" and "low" are a quality of the
 # subject said before them (声音太大, 温度太低: COMPLAINT_SUBJECTS).
@@ -1482,7 +1500,10 @@ COMPLAINT_SUBJECTS: dict[str, tuple[str | None, str | None]] = {
 # verb, a result and the asking word; the answer is the appliance's status.
 PROGRESS_VERBS = ("扫", "拖", "洗", "烘", "烘干", "打扫", "清扫")
 PROGRESS_RESULTS = ("完", "好")
-PROGRESS_ASKED = ("了吗", "了没", "了没有", "没有", "没", "咗未", "咗没有", "未", "了冇", "咗冇")
+PROGRESS_ASKED = (
+    *("了吗", "了没", "了没有", "没有", "没", "咗未", "咗没有", "未", "了冇", "咗冇"),
+    *("没得", "了没得"),  # Sichuanese 没有
+)
 
 # A state said of a device (有窗帘是打开中的吗, 哪些门是锁了的, 窗户是关闭紧吗): a state verb,
 # an aspect (中, 着, Cantonese 紧; 了 and 咗 only before 的, as 开了 alone is a command) and 的.
@@ -1492,10 +1513,20 @@ STATE_VERBS: dict[tuple[str, bool], tuple[str, ...]] = {
     ("on", False): ("关闭", "关", "关上", "闩"),
     ("locked", True): ("上锁", "锁上", "锁"),
 }
-STATE_ASPECTS = ("中", "着", "紧", "中着", "住")  # Cantonese 开住: being on
+STATE_ASPECTS = ("中", "着", "紧", "中着", "住", "起")  # Cantonese 开住, Sichuanese 亮起: being on
 STATE_PERFECT = ("了", "咗")
 # Not being locked, said with no aspect (没上锁, 没有锁的).
 STATE_UNLOCKED = ("没上锁", "没有上锁", "没锁", "没有锁", "未上锁", "解锁", "无上锁", "无锁")
+
+# Whom a request is for, after a verb of helping (帮奶奶把电视打开, 给宝宝开一下灯), and who
+# passes a request on before 说 (妈妈说把灯关了): said around a command, they change nothing.
+HELPING = ("帮", "给", "替")
+HELPED = (
+    *("奶奶", "爷爷", "妈妈", "爸爸", "姥姥", "姥爷", "外婆", "外公", "宝宝", "孩子"),
+    *("我们", "咱", "咱们", "大家", "老人", "阿嫲", "阿妈", "阿爸"),
+)
+HELPED_FOR = tuple(verb + who for verb in HELPING for who in HELPED)
+PASSED_ON = tuple(who + "说" for who in HELPED)
 
 # Wrappers around a command that never change its meaning, added to the fillers: requests
 # (能, 可否), tags after it (行不, 好不), vocatives (我说), sentence-final particles.
@@ -1527,6 +1558,17 @@ WRAPPERS = (
     "稍微",
     "稍稍",
     "略微",
+    # Regional requests and particles: 劳烦/烦请 (please), Taiwanese 耶, Cantonese 仲 (还),
+    # and the 儿 of northern and Sichuanese speech after a noun (灯儿), which adds no meaning.
+    "劳烦",
+    "烦请",
+    "耶",
+    "仲",
+    "儿",
+    "您看",  # 您看能不能…: asking the listener's view is asking them to act
+    "你看",
+    *HELPED_FOR,
+    *PASSED_ON,
 )
 
 # Verbs that go somewhere along the tracks, said before a step (转下一首, 返上一首, 回到上一首);
@@ -1553,6 +1595,8 @@ REQUESTS = frozenset(
         *("帮个忙", "给我", "替我", "一下", "一下子", "一哈", "好吗", "行吗", "可以吗"),
         *("好不好", "行不行", "能不能", "能否", "可不可以", "能", "可否", "可唔可以"),
         *("得唔得", "行不", "好不", "中不中", "成不", "可以", "唔该", "叫", "让"),
+        *("劳烦", "烦请"),
+        *HELPED_FOR,
     }
 )
 
@@ -1627,6 +1671,11 @@ COMPOUNDS: dict[str, tuple[tuple[str, str, Any, int], ...]] = {
     "全关": (("DOU", "全", "all", 1), ("OFF", "关", "off", 1)),
     # 门窗 is two type words said as one: doors and windows.
     "门窗": (("TYPE", "门", "Lock", 1), ("AND", "和", "and", 0), ("TYPE", "窗", "Blind", 1)),
+    # Watching the television is having it on: 我要看电视.
+    **{
+        "看" + tv: (("ON", "看", "on", 1), ("TYPE", tv, "Television", len(tv)))
+        for tv in ("电视", "电视机")
+    },
     # What is washed or dried names the appliance: 开始洗衣服 is the washer's cycle, 开始烘干
     # the dryer's (issue 20).
     **{
@@ -1702,6 +1751,7 @@ NAME_SYNONYMS = (
     # by the narrower word keeps it to that device.
     ("窗帘", "遮光帘"),
     ("窗户", "落地窗"),
+    ("排气扇", "抽风机"),  # Taiwanese
 )
 
 # Classifiers that turn a number into a count: 三个插座, 两盏灯.
@@ -1724,6 +1774,8 @@ DIGITS = {
     "九": 9,
 }
 UNITS = {"十": 10, "百": 100, "千": 1000, "万": 10000}
+# Tens said as one character (廿四 is 24, 卅 30): written and Cantonese speech.
+TENS = {"廿": 20, "卅": 30}
 
 
 # Whether an utterance asks or states (issue 19: a question is never a confirmation).
