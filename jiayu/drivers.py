@@ -100,7 +100,7 @@ def defer_scene_steps(schedules: ScheduleStore, draft: Draft) -> None:
     for batch in draft.batches:
         if not any(batch.delays):
             continue
-        now, session, user = draft.ctx.now, draft.session.id, draft.ctx.user
+        now, session, user = draft.ctx.now, draft.ctx.session.id, draft.ctx.user
         offset, at_once = 0.0, list[Command]()
         for command, delay in zip(batch.commands, batch.delays, strict=True):
             offset += delay

@@ -92,7 +92,7 @@ def _clause(
     if clause.negated:
         draft.say("noop", _negated_phrase(clause))
         return ()
-    last = draft.session.last_commands
+    last = draft.ctx.session.last_commands
     if clause.action == "repeat":
         if not last:
             draft.say("rejected", say("refuse.nothing_to_repeat"))
@@ -131,7 +131,7 @@ def act_on(
     rest: tuple[Clause, ...],
 ) -> tuple[str, ...]:
     """Act on a clause's resolution: refuse, ask, answer, or plan each device's command."""
-    home = draft.home
+    home = draft.ctx.home
     if isinstance(resolution, Refuse):
         draft.say("rejected", resolution.reason)
         return ()
@@ -211,7 +211,7 @@ def queue(
     confirmed: bool = False,
 ) -> None:
     """Validate, hold the high-risk ones for confirmation, queue the rest to be sent."""
-    home = draft.home
+    home = draft.ctx.home
     ready: list[Command] = []
     held: list[Command] = []
     # Looked up once: a whole-home turn queues thousands of commands.
@@ -255,14 +255,14 @@ def _scene(draft: Draft, clause: Clause) -> tuple[str, ...]:
     if clause.scene is None:
         # 换个风格: the running scene stops, and the next one is asked for.
         stopped = stop_scene(draft)
-        names = [shown(s.name) for s in draft.home.scenes]
+        names = [shown(s.name) for s in draft.ctx.home.scenes]
         if not names:
             draft.say("rejected", say("refuse.no_scenes"))
             return ()
         ask = say("ask.other_scene", names=names)
         draft.say("clarify", Acknowledged(say("done.stopped_then", reply=ask)) if stopped else ask)
         return ()
-    scene = draft.home.scene(clause.scene)
+    scene = draft.ctx.home.scene(clause.scene)
     commands = [Command(s.device, s.command, dict(s.params)) for s in scene.steps]
     queue(draft, commands, None, scene=scene.name)
     batch = draft.parts[-1]
@@ -288,7 +288,7 @@ def stop_scene(draft: Draft) -> bool | None:
     never a timer the user set. True when steps were cancelled, False when none waited, None
     when they could not be (said here)."""
     draft.stop_scene = True
-    session = draft.session.id
+    session = draft.ctx.session.id
     cancel = CancelSchedules(session, None, scene_steps=True)
     if not draft.answered(cancel) and not draft.ctx.schedules.pending(
         session=session, scene_steps=True
@@ -305,7 +305,7 @@ def stop_scene(draft: Draft) -> bool | None:
 def _one_room(draft: Draft, devices: Sequence[str]) -> str | None:
     """The room all the devices are in, if there is one; stops at a second room, which after
     打开所有的灯 is a few devices in, not thousands."""
-    device = draft.home.device
+    device = draft.ctx.home.device
     if len(devices) == 1:  # most clauses: one device, one room
         return device(devices[0]).room
     rooms = (device(d).room for d in devices)

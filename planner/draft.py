@@ -157,16 +157,6 @@ class Draft:
         self.outcomes.append(outcome)
         self.parts.append(reply)
 
-    @property
-    def home(self) -> Home:
-        """The home (the ctx's)."""
-        return self.ctx.home
-
-    @property
-    def session(self) -> Session:
-        """The session (read only)."""
-        return self.ctx.session
-
     def add_batch(self, batch: Batch) -> None:
         """Commands to send, reported where they stand among the replies."""
         self.parts.append(batch)
