@@ -215,8 +215,13 @@ def queue(
     ready: list[Command] = []
     held: list[Command] = []
     # Looked up once: a whole-home turn queues thousands of commands.
-    device_of, overlay = home.device, draft.overlay
-    for command in _fresh(draft.planned, commands):
+    device_of, overlay, planned = home.device, draft.overlay, draft.planned
+    for command in commands:
+        # Each command once per turn: 客厅灯和客厅灯 gives one device one identical command.
+        count = len(planned)
+        planned.add(command)  # (added, then counted: one hash, not two)
+        if len(planned) == count:
+            continue
         device = device_of(command.device)
         found = check(device, command.command, command.params)
         if found is False or (found is True and confirmed):
@@ -237,18 +242,6 @@ def queue(
         names = [shown(home.device(c.device).name) for c in held]
         draft.say("confirm", say("ask.confirm", command=asked_verb(held[0].command), names=names))
         draft.pending = PendingConfirm(tuple(draft.held), condition, tuple(focus), draft.text)
-
-
-def _fresh(queued: set[Command], commands: Sequence[Command]) -> list[Command]:
-    """The commands not queued before in the turn, each once, in order, now added to
-    `queued`: 客厅灯和客厅灯 gives one device one identical command per turn."""
-    fresh: list[Command] = []
-    for command in commands:
-        count = len(queued)
-        queued.add(command)  # (added, then counted: one hash, not two)
-        if len(queued) > count:
-            fresh.append(command)
-    return fresh
 
 
 def _scene(draft: Draft, clause: Clause) -> tuple[str, ...]:
