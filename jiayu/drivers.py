@@ -173,14 +173,19 @@ class Warming:
 
     def __init__(self) -> None:
         self._turns = itertools.count(1)  # next() is one C call: atomic under the GIL
+        self._due = 1  # the next turn that does something: the 1st, then the 64th, 128th, …
 
     def turned(self, lexicon: Lexicon, names: NameIndex) -> None:
         """One more turn answered."""
         turns = next(self._turns)
+        if turns != self._due:  # each count is one turn's: only that turn moves the next due
+            return
         if turns == 1:
             warm_in_background(lexicon, names)
-        elif turns >= WARM_TURNS and turns & (turns - 1) == 0:  # 64, 128, 256, …
+            self._due = WARM_TURNS
+        else:
             gc.freeze()
+            self._due = turns * 2
 
 
 def warm_in_background(lexicon: Lexicon, names: NameIndex) -> None:
