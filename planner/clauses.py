@@ -143,7 +143,7 @@ def act_on(
         resolution = Ask(resolution.devices, question)
         yes_no = True
     if isinstance(resolution, Ask):
-        draft.options.extend(resolution.options)
+        draft.options += resolution.options
         reply = resolution.question
         if rest:
             reply = say("ask.then_rest", question=reply)
@@ -238,10 +238,10 @@ def queue(
     if ready or scene is not None:
         draft.add_batch(Batch(ready, clause, scene))
     if held:
-        draft.held.extend(held)
+        draft.held += tuple(held)
         names = [shown(home.device(c.device).name) for c in held]
         draft.say("confirm", say("ask.confirm", command=asked_verb(held[0].command), names=names))
-        draft.pending = PendingConfirm(tuple(draft.held), condition, tuple(focus), draft.text)
+        draft.pending = PendingConfirm(draft.held, condition, tuple(focus), draft.text)
 
 
 def _scene(draft: Draft, clause: Clause) -> tuple[str, ...]:

@@ -43,7 +43,7 @@ def schedule(
     risky = [c for c in commands if is_high_risk(home.device(c.device), c.command, c.params)]
     if risky and not confirmed:
         names = [shown(home.device(c.device).name) for c in risky]
-        draft.held.extend(commands)
+        draft.held += tuple(commands)
         question = say(
             "ask.confirm_later",
             when=when_phrase(at, now),

@@ -72,7 +72,7 @@ def _utterance(draft: Draft, said: tuple[Clause, ...]) -> None:
             # statement (好吧, 确认，打开客厅灯) confirms for no one: it drops the question,
             # whoever says it.
             if pending.user is not None and draft.ctx.user != pending.user:
-                draft.held.extend(pending.commands)
+                draft.held += pending.commands
                 draft.pending = pending
                 draft.say("confirm", say("refuse.confirm_other_user"))
             else:
@@ -203,7 +203,7 @@ def _ask_again(draft: Draft, pending: PendingConfirm, rest: list[Clause]) -> Non
         plan_clauses.plan_in_order(draft, tuple(rest), [], None)
     if draft.pending is not None:
         return
-    draft.held.extend(pending.commands)
+    draft.held += pending.commands
     draft.pending = pending
     names = [
         shown(draft.ctx.home.device(d).name)

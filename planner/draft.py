@@ -132,9 +132,11 @@ class Draft:
     batches: list[Batch] = field(default_factory=list, init=False)
     """The Batch parts, in order (`add_batch` keeps both)."""
     outcomes: list[Outcome] = field(default_factory=list, init=False)
-    held: list[Command] = field(default_factory=list, init=False)
+    # Tuples, grown by concatenation (a few times a turn at most): most passes hold and ask
+    # nothing, and an empty tuple is made by no call, where a list is made on every pass.
+    held: tuple[Command, ...] = field(default=(), init=False)
+    options: tuple[str, ...] = field(default=(), init=False)
     answers: list[dict[str, Any]] = field(default_factory=list, init=False)
-    options: list[str] = field(default_factory=list, init=False)
     failures: list[dict[str, Any]] = field(default_factory=list, init=False)
     devices: list[str] = field(default_factory=list, init=False)
     asked: bool = field(default=False, init=False)

@@ -68,7 +68,7 @@ def preferred(
         return None
     stored = draft.ctx.preferences.preferred(user_of(draft), attribute, device.type)
     if stored is None:
-        draft.options.extend(devices)
+        draft.options += tuple(devices)
         draft.say("clarify", say("ask.preference", attribute=attribute))
         draft.asked = True
         draft.pending = PendingClarify(
