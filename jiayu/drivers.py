@@ -101,7 +101,7 @@ def defer_scene_steps(schedules: ScheduleStore, draft: Draft) -> None:
         if not any(batch.delays):
             continue
         now, session, user = draft.ctx.now, draft.ctx.session.id, draft.ctx.user
-        offset, at_once = 0.0, list[Command]()
+        offset, at_once, deferred = 0.0, list[Command](), list[Schedule]()
         for command, delay in zip(batch.commands, batch.delays, strict=True):
             offset += delay
             if offset <= 0:
@@ -111,8 +111,8 @@ def defer_scene_steps(schedules: ScheduleStore, draft: Draft) -> None:
             text = batch.scene or ""
             step = Schedule(new_schedule_id(), session, user, at, (command,), text, None, now, text)
             schedules.add(step)
-            batch.deferred.append(step)
-        batch.commands, batch.delays = at_once, ()
+            deferred.append(step)
+        batch.commands, batch.delays, batch.deferred = at_once, (), tuple(deferred)
 
 
 def told_first(session: Session, reply: str) -> str:
