@@ -35,9 +35,9 @@ def _settle_each(*args: Any) -> bool:
     """run.settle_all's general way: settle each command."""
     from jiayu.executor import run
 
-    batch, commands, results, audit, session, text, listener = args
+    owners, commands, results, audit, session, text, listener = args
     settled = True
-    for command, result in zip(commands, results, strict=True):
+    for batch, command, result in zip(owners, commands, results, strict=False):
         if not run.settle(batch, command, result, audit, session, text, listener):
             settled = False
     return settled

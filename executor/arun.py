@@ -22,7 +22,6 @@ from jiayu.executor.audit import AuditLog
 from jiayu.executor.hubs import AsyncHub, Hub, HubError
 from jiayu.executor.hubs.base import BatchHub, Reads, Sends
 from jiayu.executor.run import (
-    Part,
     Report,
     audit_ahead,
     complete_reads,
@@ -32,7 +31,7 @@ from jiayu.executor.run import (
     hub_failure,
     send_failure,
     send_plan,
-    settle_parts,
+    settle_all,
 )
 from jiayu.ir import Command
 from jiayu.planner.plan import Batch
@@ -153,11 +152,11 @@ class AsyncRunner:
         turn's commands to different devices go out in one call (`send_plan`)."""
         report = Report()
         sends: list[asyncio.Task[None]] = []
-        for group, parts in send_plan(batches, together=self._send_many is not None):
+        for group, owners in send_plan(batches, together=self._send_many is not None):
             # A group waits for every command queued before it on any of its devices.
             before = {self._tails[c.device] for c in group if c.device in self._tails}
             task = asyncio.create_task(
-                self._send(before, parts, group, report, session, text, notify)
+                self._send(before, owners, group, report, session, text, notify)
             )
             for command in group:
                 self._tails[command.device] = task
@@ -180,7 +179,7 @@ class AsyncRunner:
     async def _send(
         self,
         before: set[asyncio.Task[None]],
-        parts: list[Part],
+        owners: list[Batch],
         group: list[Command],
         report: Report,
         session: str,
@@ -198,7 +197,7 @@ class AsyncRunner:
             for command in ready:
                 notify("started", command, None)
             results = await self._deliver(ready)
-            if not settle_parts(parts, ready, results, self.audit, session, text, notify):
+            if not settle_all(owners, ready, results, self.audit, session, text, notify):
                 report.audit_failed = True
 
     async def _deliver(self, commands: list[Command]) -> list[str]:

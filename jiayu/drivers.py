@@ -100,8 +100,8 @@ def defer_scene_steps(schedules: ScheduleStore, draft: Draft) -> None:
     for batch in draft.batches:
         if not any(batch.delays):
             continue
-        now, session, user = draft.ctx.now, draft.session.id, draft.ctx.user
-        offset, at_once = 0.0, list[Command]()
+        now, session, user = draft.ctx.now, draft.ctx.session.id, draft.ctx.user
+        offset, at_once, deferred = 0.0, list[Command](), list[Schedule]()
         for command, delay in zip(batch.commands, batch.delays, strict=True):
             offset += delay
             if offset <= 0:
@@ -111,8 +111,8 @@ def defer_scene_steps(schedules: ScheduleStore, draft: Draft) -> None:
             text = batch.scene or ""
             step = Schedule(new_schedule_id(), session, user, at, (command,), text, None, now, text)
             schedules.add(step)
-            batch.deferred.append(step)
-        batch.commands, batch.delays = at_once, ()
+            deferred.append(step)
+        batch.commands, batch.delays, batch.deferred = at_once, (), tuple(deferred)
 
 
 def told_first(session: Session, reply: str) -> str:
@@ -173,14 +173,19 @@ class Warming:
 
     def __init__(self) -> None:
         self._turns = itertools.count(1)  # next() is one C call: atomic under the GIL
+        self._due = 1  # the next turn that does something: the 1st, then the 64th, 128th, …
 
     def turned(self, lexicon: Lexicon, names: NameIndex) -> None:
         """One more turn answered."""
         turns = next(self._turns)
+        if turns != self._due:  # each count is one turn's: only that turn moves the next due
+            return
         if turns == 1:
             warm_in_background(lexicon, names)
-        elif turns >= WARM_TURNS and turns & (turns - 1) == 0:  # 64, 128, 256, …
+            self._due = WARM_TURNS
+        else:
             gc.freeze()
+            self._due = turns * 2
 
 
 def warm_in_background(lexicon: Lexicon, names: NameIndex) -> None:

@@ -214,7 +214,7 @@ class Runtime:
     ) -> Result:
         """When every command of the turn has been tried (a long scene's last step too):
         the final Result, its events, and any failure queued for the next reply."""
-        session = draft.session
+        session = draft.ctx.session
         try:
             report = await sending
             if scene is not None:
@@ -245,7 +245,7 @@ class Runtime:
     ) -> asyncio.Future[SceneOutcome]:
         """Hand a scene whose steps wait to the home's scene runner (one at a time; a new one
         replaces it). The future ends with the scene: finished, failed or cancelled."""
-        session = draft.session
+        session = draft.ctx.session
         name = batch.scene or ""
         ended: asyncio.Future[SceneOutcome] = self.loop.create_future()
         steps = [_Step(c, d) for c, d in zip(batch.commands, batch.delays, strict=True)]

@@ -92,7 +92,7 @@ def _clause(
     if clause.negated:
         draft.say("noop", _negated_phrase(clause))
         return ()
-    last = draft.session.last_commands
+    last = draft.ctx.session.last_commands
     if clause.action == "repeat":
         if not last:
             draft.say("rejected", say("refuse.nothing_to_repeat"))
@@ -131,7 +131,7 @@ def act_on(
     rest: tuple[Clause, ...],
 ) -> tuple[str, ...]:
     """Act on a clause's resolution: refuse, ask, answer, or plan each device's command."""
-    home = draft.home
+    home = draft.ctx.home
     if isinstance(resolution, Refuse):
         draft.say("rejected", resolution.reason)
         return ()
@@ -143,7 +143,7 @@ def act_on(
         resolution = Ask(resolution.devices, question)
         yes_no = True
     if isinstance(resolution, Ask):
-        draft.options.extend(resolution.options)
+        draft.options += resolution.options
         reply = resolution.question
         if rest:
             reply = say("ask.then_rest", question=reply)
@@ -211,12 +211,17 @@ def queue(
     confirmed: bool = False,
 ) -> None:
     """Validate, hold the high-risk ones for confirmation, queue the rest to be sent."""
-    home = draft.home
+    home = draft.ctx.home
     ready: list[Command] = []
     held: list[Command] = []
     # Looked up once: a whole-home turn queues thousands of commands.
-    device_of, overlay = home.device, draft.overlay
-    for command in _fresh(draft.planned, commands):
+    device_of, overlay, planned = home.device, draft.overlay, draft.planned
+    for command in commands:
+        # Each command once per turn: 客厅灯和客厅灯 gives one device one identical command.
+        count = len(planned)
+        planned.add(command)  # (added, then counted: one hash, not two)
+        if len(planned) == count:
+            continue
         device = device_of(command.device)
         found = check(device, command.command, command.params)
         if found is False or (found is True and confirmed):
@@ -233,36 +238,24 @@ def queue(
     if ready or scene is not None:
         draft.add_batch(Batch(ready, clause, scene))
     if held:
-        draft.held.extend(held)
+        draft.held += tuple(held)
         names = [shown(home.device(c.device).name) for c in held]
         draft.say("confirm", say("ask.confirm", command=asked_verb(held[0].command), names=names))
-        draft.pending = PendingConfirm(tuple(draft.held), condition, tuple(focus), draft.text)
-
-
-def _fresh(queued: set[Command], commands: Sequence[Command]) -> list[Command]:
-    """The commands not queued before in the turn, each once, in order, now added to
-    `queued`: 客厅灯和客厅灯 gives one device one identical command per turn."""
-    fresh: list[Command] = []
-    for command in commands:
-        count = len(queued)
-        queued.add(command)  # (added, then counted: one hash, not two)
-        if len(queued) > count:
-            fresh.append(command)
-    return fresh
+        draft.pending = PendingConfirm(draft.held, condition, tuple(focus), draft.text)
 
 
 def _scene(draft: Draft, clause: Clause) -> tuple[str, ...]:
     if clause.scene is None:
         # 换个风格: the running scene stops, and the next one is asked for.
         stopped = stop_scene(draft)
-        names = [shown(s.name) for s in draft.home.scenes]
+        names = [shown(s.name) for s in draft.ctx.home.scenes]
         if not names:
             draft.say("rejected", say("refuse.no_scenes"))
             return ()
         ask = say("ask.other_scene", names=names)
         draft.say("clarify", Acknowledged(say("done.stopped_then", reply=ask)) if stopped else ask)
         return ()
-    scene = draft.home.scene(clause.scene)
+    scene = draft.ctx.home.scene(clause.scene)
     commands = [Command(s.device, s.command, dict(s.params)) for s in scene.steps]
     queue(draft, commands, None, scene=scene.name)
     batch = draft.parts[-1]
@@ -288,7 +281,7 @@ def stop_scene(draft: Draft) -> bool | None:
     never a timer the user set. True when steps were cancelled, False when none waited, None
     when they could not be (said here)."""
     draft.stop_scene = True
-    session = draft.session.id
+    session = draft.ctx.session.id
     cancel = CancelSchedules(session, None, scene_steps=True)
     if not draft.answered(cancel) and not draft.ctx.schedules.pending(
         session=session, scene_steps=True
@@ -305,7 +298,7 @@ def stop_scene(draft: Draft) -> bool | None:
 def _one_room(draft: Draft, devices: Sequence[str]) -> str | None:
     """The room all the devices are in, if there is one; stops at a second room, which after
     打开所有的灯 is a few devices in, not thousands."""
-    device = draft.home.device
+    device = draft.ctx.home.device
     if len(devices) == 1:  # most clauses: one device, one room
         return device(devices[0]).room
     rooms = (device(d).room for d in devices)

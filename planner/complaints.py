@@ -46,12 +46,12 @@ def act(
         causing = causing or [d for d in devices if d in read and read[d].get("on") is True]
         if len(causing) != 1:
             options = tuple(causing or devices)
-            names = [shown(draft.home.device(d).name) for d in options]
+            names = [shown(draft.ctx.home.device(d).name) for d in options]
             question = say("ask.one_of", names=names)
             return plan_clauses.act_on(draft, clause, Ask(options, question), focus, rest)
         devices = tuple(causing)
     for device_id in devices:
-        device = draft.home.device(device_id)
+        device = draft.ctx.home.device(device_id)
         name = shown(device.name)
         state = states[device_id]
         if not isinstance(state, Mapping):

@@ -44,7 +44,7 @@ def holds(draft: Draft, condition: Condition | None, focus: Sequence[str]) -> bo
 
 def guard_holds(draft: Draft, guard: Mapping[str, Any]) -> bool:
     """A schedule's kept condition (see `guard`), checked when it fires."""
-    found = [d for d in guard.get("sources", ()) if draft.home.has_device(d)]
+    found = [d for d in guard.get("sources", ()) if draft.ctx.home.has_device(d)]
     return _check(
         draft, found, guard["attribute"], guard["op"], float(guard["number"]), guard["where"]
     )
@@ -64,10 +64,12 @@ def guard(draft: Draft, condition: Condition, focus: Sequence[str]) -> dict[str,
 
 def sources(draft: Draft, condition: Condition, focus: Sequence[str]) -> list[str] | None:
     """The devices whose reading a condition compares; None when no place is known."""
-    home = draft.home
+    home = draft.ctx.home
     if condition.subject is None:
         room = (
-            focus[-1] if focus else draft.ctx.area or next(iter(draft.session.recent_rooms), None)
+            focus[-1]
+            if focus
+            else draft.ctx.area or next(iter(draft.ctx.session.recent_rooms), None)
         )
         if room is None:
             return None
@@ -114,7 +116,7 @@ def _state_holds(draft: Draft, condition: Condition) -> bool:
     fresh, and it holds when each is in the state said; the reply says what was read."""
     assert condition.subject is not None  # the grammar reads one device
     resolution = draft.resolve(Clause("query", condition.subject, attribute=condition.attribute))
-    home = draft.home
+    home = draft.ctx.home
     read = {
         d: attribute
         for d in (resolution.devices if isinstance(resolution, Found) else ())

@@ -26,7 +26,7 @@ def schedule(
     confirmed: bool = False,
 ) -> None:
     """半小时后关空调: resolved and validated now, held for 确认 now if risky, sent later."""
-    home, now = draft.home, draft.ctx.now
+    home, now = draft.ctx.home, draft.ctx.now
     try:
         at = fire_time(when, now)
     except ScheduleError as err:
@@ -43,7 +43,7 @@ def schedule(
     risky = [c for c in commands if is_high_risk(home.device(c.device), c.command, c.params)]
     if risky and not confirmed:
         names = [shown(home.device(c.device).name) for c in risky]
-        draft.held.extend(commands)
+        draft.held += tuple(commands)
         question = say(
             "ask.confirm_later",
             when=when_phrase(at, now),
@@ -55,7 +55,7 @@ def schedule(
         return
     kept = Schedule(
         new_schedule_id(),
-        draft.session.id,
+        draft.ctx.session.id,
         draft.ctx.user,
         at,
         tuple(commands),
@@ -80,7 +80,7 @@ def schedule(
 
 def schedules(draft: Draft, clause: Clause, devices: Sequence[str] | None) -> None:
     """取消定时 / 还有多久关空调: this session's schedules, for these devices if said."""
-    session = draft.session.id
+    session = draft.ctx.session.id
     if clause.action == "schedule_cancel":
         answer = draft.write(
             CancelSchedules(session, tuple(devices) if devices is not None else None)
@@ -111,7 +111,7 @@ def _listed(draft: Draft, kept: Sequence[Schedule]) -> str:
             say(
                 "answer.schedule",
                 when=when_phrase(s.at, now),
-                what=done_phrase(draft.home, None, s.commands, "later"),
+                what=done_phrase(draft.ctx.home, None, s.commands, "later"),
             )
             for s in kept[:3]
         ],

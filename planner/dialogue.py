@@ -72,7 +72,7 @@ def _utterance(draft: Draft, said: tuple[Clause, ...]) -> None:
             # statement (好吧, 确认，打开客厅灯) confirms for no one: it drops the question,
             # whoever says it.
             if pending.user is not None and draft.ctx.user != pending.user:
-                draft.held.extend(pending.commands)
+                draft.held += pending.commands
                 draft.pending = pending
                 draft.say("confirm", say("refuse.confirm_other_user"))
             else:
@@ -81,7 +81,7 @@ def _utterance(draft: Draft, said: tuple[Clause, ...]) -> None:
         if actions == {"cancel"}:
             draft.say("noop", Acknowledged(say("done.cancelled")))
             return
-        draft.parts.append(_dropped(draft.home, pending.commands))
+        draft.parts.append(_dropped(draft.ctx.home, pending.commands))
     if isinstance(pending, PendingClarify):
         if actions == {"cancel"}:
             draft.say("noop", Acknowledged(say("done.not_doing")))
@@ -117,7 +117,7 @@ def fired(draft: Draft, schedule: Schedule) -> None:
     now that was not confirmed when set (the home was edited since) drops the whole schedule,
     and says so; else its condition is checked against a fresh read and its commands are
     validated again."""
-    home = draft.home
+    home = draft.ctx.home
     risky = [
         c
         for c in schedule.commands
@@ -203,10 +203,11 @@ def _ask_again(draft: Draft, pending: PendingConfirm, rest: list[Clause]) -> Non
         plan_clauses.plan_in_order(draft, tuple(rest), [], None)
     if draft.pending is not None:
         return
-    draft.held.extend(pending.commands)
+    draft.held += pending.commands
     draft.pending = pending
     names = [
-        shown(draft.home.device(d).name) for d in dict.fromkeys(c.device for c in pending.commands)
+        shown(draft.ctx.home.device(d).name)
+        for d in dict.fromkeys(c.device for c in pending.commands)
     ]
     when = ""
     if pending.when is not None:  # 确认 schedules it from now: said as the first asking said it

@@ -132,9 +132,11 @@ class Draft:
     batches: list[Batch] = field(default_factory=list, init=False)
     """The Batch parts, in order (`add_batch` keeps both)."""
     outcomes: list[Outcome] = field(default_factory=list, init=False)
-    held: list[Command] = field(default_factory=list, init=False)
+    # Tuples, grown by concatenation (a few times a turn at most): most passes hold and ask
+    # nothing, and an empty tuple is made by no call, where a list is made on every pass.
+    held: tuple[Command, ...] = field(default=(), init=False)
+    options: tuple[str, ...] = field(default=(), init=False)
     answers: list[dict[str, Any]] = field(default_factory=list, init=False)
-    options: list[str] = field(default_factory=list, init=False)
     failures: list[dict[str, Any]] = field(default_factory=list, init=False)
     devices: list[str] = field(default_factory=list, init=False)
     asked: bool = field(default=False, init=False)
@@ -150,22 +152,13 @@ class Draft:
     timings: dict[str, float] = field(default_factory=dict, init=False)
     stop_scene: bool = field(default=False, init=False)
     """算了/停下 with nothing waiting: stops a running long scene."""
-    writes: dict[Hashable, int] = field(default_factory=dict, init=False)
-    """How often each write was asked in this pass: the same write said twice is two."""
+    writes: tuple[Hashable, ...] = field(default=(), init=False)
+    """The writes asked in this pass (`write_key`), so the same write said twice is two: a
+    tuple, as `held` (a turn writes a few times at most; most passes never)."""
 
     def say(self, outcome: Outcome, reply: str) -> None:
         self.outcomes.append(outcome)
         self.parts.append(reply)
-
-    @property
-    def home(self) -> Home:
-        """The home (the ctx's)."""
-        return self.ctx.home
-
-    @property
-    def session(self) -> Session:
-        """The session (read only)."""
-        return self.ctx.session
 
     def add_batch(self, batch: Batch) -> None:
         """Commands to send, reported where they stand among the replies."""
@@ -252,18 +245,18 @@ class Draft:
         """Whether this write (its next asking in this pass) was answered in an earlier pass:
         the store may have changed since, so what it shows now is not what it was asked on."""
         key = write_key(op)
-        return (key, self.writes.get(key, 0)) in self.memo.written
+        return (key, self.writes.count(key)) in self.memo.written
 
     def write(self, op: Write) -> object:
         """The answer to a state-file write (a JiayuError when it failed), asked once per
         turn: keyed by what it does, so a pass that asks its writes in another order, or
         leaves one out, never takes another write's answer."""
         key = write_key(op)
-        count = self.writes.get(key, 0)
+        count = self.writes.count(key)
         written = self.memo.written
         if (key, count) not in written:
             raise Pause(op)
-        self.writes[key] = count + 1
+        self.writes += (key,)
         return written[key, count]
 
 

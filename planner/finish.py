@@ -55,10 +55,10 @@ def update_session(draft: Draft, session: Session) -> None:
     if len(commands) == 1 and not draft.devices:  # most turns: one command
         device = commands[0].device
         devices: tuple[str, ...] = (device,)
-        rooms: tuple[str, ...] = (draft.home.device(device).room,)
+        rooms: tuple[str, ...] = (draft.ctx.home.device(device).room,)
     else:
         devices = tuple(dict.fromkeys([*draft.devices, *map(_DEVICE, commands)]))
-        rooms = _first_rooms(draft.home, devices, session.recent_rooms.maxlen)
+        rooms = _first_rooms(draft.ctx.home, devices, session.recent_rooms.maxlen)
     session.remember(draft.text, outcome, devices, rooms, commands)
 
 
@@ -84,7 +84,7 @@ def announce(draft: Draft) -> str:
         elif part.scene is not None:
             said.append((say("doing.scene", scene=shown(part.scene)), False))
         elif part.commands:
-            said.append((done_phrase(draft.home, part.clause, part.commands, "doing"), True))
+            said.append((done_phrase(draft.ctx.home, part.clause, part.commands, "doing"), True))
     said = [(phrase, doing) for phrase, doing in said if phrase]
     reply = _ALL(parts=[phrase for phrase, _ in said])
     return _OK_THEN(reply=reply) if said and said[0][1] else reply
@@ -107,7 +107,7 @@ def result(
     replies: list[str] = []
     failures = draft.failures
     scheduled = draft.scheduled
-    home = draft.home
+    home = draft.ctx.home
     for part in draft.parts:
         if isinstance(part, str):
             replies.append(part)
@@ -187,7 +187,7 @@ def late_failures(draft: Draft) -> list[str]:
     for batch in draft.batches:
         if batch.scene is not None and batch.failed and not batch.sent:
             phrases.append(say("failed.scene", scene=shown(batch.scene)))
-        phrases.extend(_failed(draft.home, batch))
+        phrases.extend(_failed(draft.ctx.home, batch))
     return phrases
 
 
@@ -210,7 +210,7 @@ def _forms(
     """Builders of the Result's compact and ir forms, run only if the caller reads them. They
     hold the turn's parse and the home, not the draft; a kept compile builds each once.
     (Partials, not closures: made on every turn, read on few.)"""
-    home, resolver = draft.home, draft.ctx.resolver
+    home, resolver = draft.ctx.home, draft.ctx.resolver
     if understood is None:  # not understood: no parse
         build = partial(_compact, None, None, home, resolver)
     elif kept is not None and understood.compact is None and understood.parsed is kept.compiled:

@@ -210,8 +210,9 @@ class Batch:
     """For a scene: seconds to wait before each step (`delay_s`). The asyncio runtime paces
     them in the background (executor/scenes.py); the sync API keeps the delayed steps as
     schedules (`deferred`)."""
-    deferred: list[Schedule] = field(default_factory=list, init=False)
-    """Under the sync API: the scene's delayed steps, kept as schedules for `run_due`."""
+    deferred: tuple[Schedule, ...] = field(default=(), init=False)
+    """Under the sync API: the scene's delayed steps, kept as schedules for `run_due` (a
+    tuple: most batches have none, and an empty tuple is made by no call)."""
     sent: list[Command] = field(default_factory=list, init=False)
     """Filled by the runner: what the hub accepted, in order."""
     failed: list[tuple[Command, str]] = field(default_factory=list, init=False)

@@ -61,14 +61,14 @@ def preferred(
     """调到我喜欢的温度: the user's stored value; when there is none, ask for it (the answer
     is stored, then the clause runs)."""
     assert clause.value is not None
-    device = draft.home.device(devices[0])
+    device = draft.ctx.home.device(devices[0])
     attribute = clause.value.attribute or _main(device)
     if attribute is None:
         draft.say("rejected", say("refuse.no_preference_setting", name=shown(device.name)))
         return None
     stored = draft.ctx.preferences.preferred(user_of(draft), attribute, device.type)
     if stored is None:
-        draft.options.extend(devices)
+        draft.options += tuple(devices)
         draft.say("clarify", say("ask.preference", attribute=attribute))
         draft.asked = True
         draft.pending = PendingClarify(

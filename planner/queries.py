@@ -17,7 +17,7 @@ from jiayu.text import shown
 
 def query(draft: Draft, clause: Clause, devices: Sequence[str]) -> None:
     """Read what the clause asks of each device and say it."""
-    home = draft.home
+    home = draft.ctx.home
     asked, ids = _asked(draft, clause, devices)
     states = draft.states(ids)
     parts: list[str] = []
@@ -65,7 +65,7 @@ def _asked(
         # device, not once per device (哪些灯开着 over thousands of lights of a few kinds).
         by_kind: dict[frozenset[str], str | None] = {}
         asked: list[tuple[Device, str]] = []
-        device_of = draft.home.device
+        device_of = draft.ctx.home.device
         for device_id in devices:
             device = device_of(device_id)
             caps = device.capabilities
@@ -126,7 +126,7 @@ def _listing(draft: Draft, devices: Sequence[str]) -> str:
 
 
 def _names(draft: Draft, devices: Sequence[str]) -> list[str]:
-    return [shown(draft.home.device(d).name) for d in devices]
+    return [shown(draft.ctx.home.device(d).name) for d in devices]
 
 
 def noun_of(clause: Clause) -> str:

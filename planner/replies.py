@@ -18,6 +18,17 @@ _MAX_LISTED = 3
 _ALL = phrase("done.all")
 _LISTED = phrase("names.listed")
 _NUMBER = phrase("value.number")
+# What was done (已打开客厅灯), is being done (正在…) or will be (半小时后…): a command said
+# before its devices, after them (扫地机器人已开始打扫), or a value set (已把…调到26度).
+_DONE_COMMAND = phrase("done.command")
+_DONE_AFTER = phrase("done.after")
+_DONE_SET = phrase("done.set")
+_DOING_COMMAND = phrase("doing.command")
+_DOING_AFTER = phrase("doing.after")
+_DOING_SET = phrase("doing.set")
+_LATER_COMMAND = phrase("later.command")
+_LATER_AFTER = phrase("later.after")
+_LATER_SET = phrase("later.set")
 # Commands said after the device (扫地机器人已开始打扫), not before it (已打开客厅灯).
 _SAID_AFTER = frozenset(
     {
@@ -81,28 +92,31 @@ def done_phrase(
         writes = COMMANDS[name].writes
         if writes is None:  # a command that takes no value
             if name in _SAID_AFTER:  # 扫地机器人已开始打扫: the device first
-                said = say(
-                    "doing.after" if doing else "later.after" if later else "done.after",
-                    command=name,
-                    devices=who,
+                said = (
+                    _DOING_AFTER(command=name, devices=who)
+                    if doing
+                    else _LATER_AFTER(command=name, devices=who)
+                    if later
+                    else _DONE_AFTER(command=name, devices=who)
                 )
             else:
-                said = say(
-                    "doing.command" if doing else "later.command" if later else "done.command",
-                    command=name,
-                    devices=who,
+                said = (
+                    _DOING_COMMAND(command=name, devices=who)
+                    if doing
+                    else _LATER_COMMAND(command=name, devices=who)
+                    if later
+                    else _DONE_COMMAND(command=name, devices=who)
                 )
             parts.append(said)
             continue
         param, attribute = writes
         value = value_phrase(attribute, dict(params) if param == "" else params[param])
         parts.append(
-            say(
-                "doing.set" if doing else "later.set" if later else "done.set",
-                devices=who,
-                attribute=attribute,
-                value=value,
-            )
+            _DOING_SET(devices=who, attribute=attribute, value=value)
+            if doing
+            else _LATER_SET(devices=who, attribute=attribute, value=value)
+            if later
+            else _DONE_SET(devices=who, attribute=attribute, value=value)
         )
     return parts[0] if len(parts) == 1 else _ALL(parts=parts)  # (one part is said as it is)
 

@@ -94,7 +94,7 @@ def _planned(
                 memo.known.update((yield need))
             else:
                 key = write_key(need)  # filed as the pass that asked it counts it
-                memo.written[key, draft.writes.get(key, 0)] = yield need
+                memo.written[key, draft.writes.count(key)] = yield need
             continue
         timings = draft.timings
         timings["plan"] = time.perf_counter() - started - timings.get("resolve", 0.0)

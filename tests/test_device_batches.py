@@ -87,7 +87,8 @@ def test_settle_all_is_settle_for_each(
         (lambda kind, command, result: heard.append((kind, command, result))) if told else None
     )
     together, alone = Batch(list(commands)), Batch(list(commands))
-    assert settle_all(together, commands, results, None, "s", "t", listener)
+    owners = [together] * len(commands)
+    assert settle_all(owners, commands, results, None, "s", "t", listener)
     expected = list(heard)
     heard.clear()
     for command, result in zip(commands, results, strict=True):

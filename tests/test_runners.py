@@ -199,18 +199,15 @@ def test_sync_run_keeps_a_devices_order_by_cutting_the_batch(demo_home: Home) ->
 
 def test_send_plan_without_send_many_is_one_command_each() -> None:
     batch = Batch([on("a"), on("b")])
-    assert send_plan([batch], together=False) == [
-        ([on("a")], [(batch, [on("a")])]),
-        ([on("b")], [(batch, [on("b")])]),
-    ]
-    assert send_plan([batch], together=True) == [(batch.commands, [(batch, batch.commands)])]
+    assert send_plan([batch], together=False) == [([on("a")], [batch]), ([on("b")], [batch])]
+    assert send_plan([batch], together=True) == [(batch.commands, [batch, batch])]
 
 
 def test_send_plan_cuts_across_batches_where_a_device_repeats() -> None:
     first, second = Batch([on("a"), on("b")]), Batch([on("c"), on("a"), on("d")])
     assert send_plan([first, second], together=True) == [
-        ([on("a"), on("b"), on("c")], [(first, [on("a"), on("b")]), (second, [on("c")])]),
-        ([on("a"), on("d")], [(second, [on("a"), on("d")])]),
+        ([on("a"), on("b"), on("c")], [first, first, second]),
+        ([on("a"), on("d")], [second, second]),
     ]
 
 
