@@ -731,7 +731,7 @@ def _type_word_rejoined(tokens: list[Token]) -> list[Token]:
             noun, to = verb.said + setter.said[:cut], setter.said[cut:]
             if noun in TABLES["TYPE"] and to in TABLES["TO"]:
                 out = out or list(tokens)
-                out[i - 1] = Token("TYPE", noun, noun, verb.start, verb.match, TABLES["TYPE"][noun])
+                out[i - 1] = _type_word(noun, verb.start, verb.match)
                 at = setter.start + cut
                 out[i] = Token("TO", to, to, at, setter.match, TABLES["TO"][to])
                 break
@@ -818,7 +818,7 @@ def _rejoined(tokens: list[Token]) -> list[Token]:
             ):
                 noun = token.text.lstrip("没有无冇")
                 at = token.start + len(token.said) - len(noun)
-                change = (i, Token("TYPE", noun, noun, at, token.match, TABLES["TYPE"][noun]))
+                change = (i, _type_word(noun, at, token.match))
             elif (
                 kind in _SUBJECTS
                 and before.kind == "QWORD"
@@ -852,13 +852,13 @@ def _state_framed(tokens: list[Token]) -> list[Token]:
       is where the device asked about is: it is read first, as 阳台遮阳篷是打开中的;
     - 状态/状况 after a state or an on/off verb (处于关闭的状态, 在打开中状态吗) is that state;
     - 在 right before one (车库灯在关着, 后门锁在锁了吗) says it is being so, as 正在 does."""
-    words = [i for i, t in enumerate(tokens) if t.kind != FILLER]
+    words = _said_at(tokens)
     if len(words) < 3:
         return tokens
     out = _place_after_state(tokens, words)
     if out is not tokens:
         tokens = out
-        words = [i for i, t in enumerate(tokens) if t.kind != FILLER]
+        words = _said_at(tokens)
     n = len(words) - 1
     last = tokens[words[n]]
     # Whether more than the verb says a state: a 状态, a 的 or an asking word after it.
@@ -947,7 +947,7 @@ def _which_of_any(tokens: list[Token]) -> list[Token]:
 def _amount_asked(tokens: list[Token]) -> list[Token]:
     """主人房有几度 / 温度有多少: 有 before an amount asked, or 有多少 said last of an attribute,
     is "amounts to", not a question over a set."""
-    words = [i for i, t in enumerate(tokens) if t.kind != FILLER]
+    words = _said_at(tokens)
     out = tokens
     for n, i in enumerate(words):
         token = tokens[i]
@@ -980,7 +980,7 @@ def _copula_state(tokens: list[Token]) -> list[Token]:
     set question's verb
     (有电源关的). In a set question the verb is the state asked about; else it asks whether
     the state holds (QSTATE). A 的 or asking word after the verb belongs to the state."""
-    words = [i for i, t in enumerate(tokens) if t.kind != FILLER]
+    words = _said_at(tokens)
     # At most a 的 and an asking word after the verb (关的, 关了没, 关的不).
     n = len(words) - 1
     while n > 0 and len(words) - n <= 2:
@@ -1086,7 +1086,7 @@ def _looked_at(tokens: list[Token]) -> list[Token]:
     question that asks itself whether a verb happened (了没有, 没得), adds nothing to it: the
     question is asked. Only the asking word said last makes it so; a 吗 after the verb
     (看看灯开着吗) is left as it was."""
-    words = [i for i, t in enumerate(tokens) if t.kind != FILLER]
+    words = _said_at(tokens)
     if len(words) < 3 or tokens[words[0]].kind != "QVERB" or tokens[words[-1]].kind != "ASKED":
         return tokens
     if tokens[words[-2]].kind not in _SWITCHING:
@@ -1311,7 +1311,7 @@ def _roles(tokens: list[Token]) -> list[Token]:
       before the places that end a clause (关窗帘在这里);
     - 别动/留着 at the start of a clause, before what they keep (别动客厅灯，关掉所有灯),
       take it away like 除了."""
-    words = [i for i, t in enumerate(tokens) if t.kind != FILLER]
+    words = _said_at(tokens)
     out = list(tokens)
     for n, i in enumerate(words):
         token = tokens[i]
@@ -1356,6 +1356,16 @@ def _places_end(tokens: list[Token], rest: list[int]) -> bool:
     return True
 
 
+def _said_at(tokens: list[Token]) -> list[int]:
+    """Where the words said are (every token but the fillers)."""
+    return [i for i, t in enumerate(tokens) if t.kind != FILLER]
+
+
+def _type_word(noun: str, at: int, match: MatchKind) -> Token:
+    """The type word `noun`, said at `at`, where a pass rejoins what the segmenter split."""
+    return Token("TYPE", noun, noun, at, match, TABLES["TYPE"][noun])
+
+
 def _as(token: Token, kind: str, value: Any) -> Token:
     return Token(kind, token.text, token.said, token.start, token.match, value)
 
@@ -1379,7 +1389,7 @@ def _spoken(tokens: list[Token], kinds: set[str]) -> list[Token]:
     `kinds`: every kind lexed (the words whose role this decides are among them)."""
     out = list(tokens)
     if "CONFIRM" in kinds:
-        words = [i for i, t in enumerate(tokens) if t.kind != FILLER]
+        words = _said_at(tokens)
         said = [tokens[i] for i in words]
         # 好的，那就关灯吧: 好的 runs into 那就 and what follows; a comma between is no pause.
         then = 2 if len(said) > 3 and said[1].kind == "SEP" and not said[1].text.isalnum() else 1
