@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from jiayu.errors import JiayuError
 from jiayu.executor.schedules import Dropped, ScheduleStore
+from jiayu.grammar import phrases
 from jiayu.grammar.phrases import say
 from jiayu.home import Home
 from jiayu.ir import Command
@@ -189,11 +190,13 @@ class Warming:
 
 
 def warm_in_background(lexicon: Lexicon, names: NameIndex) -> None:
-    """Build the lexicon's and the name index's pinyin data in a background thread."""
+    """Build the lexicon's and the name index's pinyin data, and every reply phrase, in a
+    background thread: no later turn pays for them."""
 
     def build() -> None:
         lexicon.pinyin_index()
         names.warm()
+        phrases.warm()
         # Like the engine's own build: what lives as long as the engine is kept out of later
         # full collections, which would otherwise rescan every key (~40 ms on a big home).
         gc.freeze()
