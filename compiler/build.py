@@ -26,6 +26,7 @@ from jiayu.grammar.vocab import (
     IMPLIED_BY_ACTION,
     IMPLIED_BY_STEM,
     IMPLIED_OBJECTS,
+    STRENGTHS,
 )
 from jiayu.ir import (
     Action,
@@ -143,6 +144,13 @@ Group = list[Clause]
 class _Number(NamedTuple):
     value: float
     unit: Any
+
+
+def says_strength(word: str, attribute: str | None) -> bool:
+    """Whether a change word says more or less of what the device does (开大, 调小, 最强, 开满)
+    rather than which way a number goes (调高, 降低): a strength morpheme said last, and no
+    attribute said or implied (温度调大 is a bigger number)."""
+    return attribute is None and word.endswith(STRENGTHS)
 
 
 def complaint_of(clause: Clause) -> Complaint | None:
@@ -584,7 +592,7 @@ class Builder:
 
     def head_rel(self, rel: Leaf, targets: _Targets, *rest: Any) -> Group:
         attr = self._attr_of(rest)
-        tail = self._relative(self._payload(rel), attr, self._amount_of(rest))
+        tail = self._relative(rel, attr, self._amount_of(rest))
         return [_clause(tail, t) for t in targets]
 
     def head_set(self, _setv: Leaf, targets: _Targets, *rest: Any) -> Group:
@@ -724,16 +732,16 @@ class Builder:
         return Tail("set", _with_attribute(children[-1], attr), verb=verb or attr is not None)
 
     def t_rel(self, *children: Any) -> Tail:
-        rel = next(self._payload(c) for c in children if isinstance(c, Leaf) and c.kind == "REL")
+        rel = next(c for c in children if isinstance(c, Leaf) and c.kind == "REL")
         return self._relative(rel, self._attr_of(children), self._amount_of(children))
 
     def t_adj(self, *children: Any) -> Tail:
-        adj = next(self._payload(c) for c in children if isinstance(c, Leaf) and c.kind == "ADJ")
+        adj = next(c for c in children if isinstance(c, Leaf) and c.kind == "ADJ")
         return self._relative(adj, self._attr_of(children), self._amount_of(children))
 
     def t_pace(self, *children: Leaf) -> Tail:
         # 风扇快啲 / 调慢一点: the fan's speed one level (the PACE word says 一点 too).
-        return self._relative(self._payload(children[-1]), self._attr_of(children), None)
+        return self._relative(children[-1], self._attr_of(children), None)
 
     def t_query(self, *children: Leaf) -> Tail | list[Tail]:
         attrs = [self._payload(c) for c in children if c.kind == "ATTR"]
@@ -760,8 +768,8 @@ class Builder:
         verb = next((c for c in children if c.kind != "FEATURE"), None)
         return Tail(self._switched(feature, verb))
 
-    def _relative(self, how: Any, attr: str | None, amount: _Number | None) -> Tail:
-        hint, direction, warmth = how
+    def _relative(self, word: Leaf, attr: str | None, amount: _Number | None) -> Tail:
+        hint, direction, warmth = self._payload(word)
         if direction == 0 and warmth == 0:
             raise Unsupported("a relative change needs a direction")
         attribute = (
@@ -775,6 +783,7 @@ class Builder:
             amount.unit if amount else None,
             direction,
             warmth,
+            says_strength(self._tok(word).text, attribute),
         )
         return Tail("adjust", value)
 
@@ -793,7 +802,8 @@ class Builder:
 
     def v_extreme(self, t: Leaf) -> Value:
         attribute, direction = self._payload(t)
-        return Value("extreme", attribute, None, None, None, direction)
+        strength = says_strength(self._tok(t).text, attribute)
+        return Value("extreme", attribute, None, None, None, direction, strength=strength)
 
     def v_mode(self, t: Leaf, _attr: Any = None) -> Value:
         return Value("absolute", "mode", None, self._payload(t))
@@ -1278,7 +1288,8 @@ def _with_attribute(value: Value | None, attr: str | None) -> Value | None:
         "extreme",
         "preferred",
     ):
-        return _replace(value, attribute=attribute)
+        # An attribute said makes a strength word a number's way (温度调到最大 is the highest).
+        return _replace(value, attribute=attribute, strength=False)
     return value
 
 

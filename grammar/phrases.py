@@ -265,6 +265,7 @@ TEMPLATES: Final[Mapping[str, str]] = {
     "value.status": "{status:status}",  # issue 20
     "value.hue": "{hue:hue}",  # issue 20
     "refuse.light_off": "{name}是关着的，没有调暗",  # issue 23: 调暗 an off light
+    "refuse.strength_mode": "{name}现在是{mode:mode}模式，不知道开大是要调高还是调低温度",
     "refuse.no_preset": "{name}没有“{preset}”，可选：{presets:list}",  # issue 20
     "done.command": "已{command:command}{devices}",
     "done.after": "{devices}已{command:command}",  # issue 20: 扫地机器人已开始打扫

@@ -1450,6 +1450,10 @@ SIZE_ADJECTIVES = {
     "开": ("大", "小", "高", "低", "亮", "暗", "大声", "小声", "强", "弱"),
     "关": ("小", "低"),
 }
+# Said last in a change with no attribute (开大, 调小, 校细, 加大, 最强, 开满), these say more or
+# less of what the device does, not a bigger or smaller number: an air conditioner that cools
+# is made stronger by a lower set point (空调开大一点 in summer is colder, not 27 °C).
+STRENGTHS = ("大", "小", "细", "强", "弱", "满")
 
 # Complaints about the room (seed 003: 环境抱怨 → 假设明显执行器) are degree + quality:
 # 太热, 有点闷, 贼冷, 冻死了, 闷得很. Degree words said before a quality:

@@ -182,6 +182,10 @@ class Value:
     """+1 up, -1 down for relative and extreme values; 0 for absolute."""
     warmth: int = 0
     """+1 for 调暖, -1 for 调冷/调凉: the attribute depends on the device."""
+    strength: bool = False
+    """The direction is of strength, said with no attribute (开大, 调小, 最强, 开满): more or
+    less of what the device does. Most devices do more with a bigger number; an air
+    conditioner that cools does more with a lower set point."""
 
 
 @filled_directly

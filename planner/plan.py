@@ -122,7 +122,10 @@ def _number(
             value.word, min(max(NATURAL_KELVIN, bounds[0]), bounds[1])
         )
     elif value.kind == "extreme":
-        number = bounds[1] if value.direction > 0 else bounds[0]
+        way = _way_of_more(device, attribute, value, read)
+        if isinstance(way, Refusal):
+            return way
+        number = bounds[1] if value.direction * way > 0 else bounds[0]
     elif value.kind == "relative":
         current = (read or {}).get(attribute)
         if current is None and attribute == "brightness" and (read or {}).get("on") is False:
@@ -136,7 +139,10 @@ def _number(
             reason = say("refuse.unreadable", name=shown(device.name), attribute=attribute)
             return Refusal(device.id, reason)
         step = value.number if value.number is not None else STEPS.get(attribute, 1)
-        direction = value.direction or value.warmth
+        way = _way_of_more(device, attribute, value, read)
+        if isinstance(way, Refusal):
+            return way
+        direction = (value.direction or value.warmth) * way
         if attribute == "color_temp" and value.warmth:
             direction = -value.warmth  # warmer light is lower kelvin
         number = min(max(current + direction * step, bounds[0]), bounds[1])
@@ -149,6 +155,30 @@ def _number(
     if attribute in _INTEGER:
         return round(number)
     return int(number) if float(number).is_integer() else number
+
+
+def _way_of_more(
+    device: Device, attribute: str, value: Value, read: Mapping[str, Any] | None
+) -> int | Refusal:
+    """Which way the number goes for more of what the device does: +1, except for a strength
+    word (开大, 最强) on the set point of an air conditioner, which cools more with a lower
+    one (制冷, 除湿) and heats more with a higher one (制热). In another mode (送风, 自动) the
+    words do not say which way: refused with a reason, never guessed."""
+    if not value.strength or attribute != "target_temperature":
+        return 1
+    if "hvac_mode" not in device.capabilities:
+        return 1  # a heater or a water heater: more is hotter
+    mode = (read or {}).get("mode")
+    if mode in _COOLING:
+        return -1
+    if mode == "heat":
+        return 1
+    return Refusal(
+        device.id, say("refuse.strength_mode", name=shown(device.name), mode=str(mode or ""))
+    )
+
+
+_COOLING = frozenset({"cool", "dry"})
 
 
 def _preset_stem(word: str) -> str:
@@ -193,8 +223,9 @@ def _speed(value: Value, read: Mapping[str, Any] | None) -> str | None:
 
 
 def needs_read(clause: Clause) -> bool:
-    """Whether planning reads the device first (relative values)."""
-    return clause.action == "adjust"
+    """Whether planning reads the device first: relative values, and a strength word whose
+    way depends on what the device is doing (空调开到最大 reads its mode)."""
+    return clause.action == "adjust" or (clause.value is not None and clause.value.strength)
 
 
 @dataclass

@@ -37,7 +37,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from jiayu.catalog import STATE_ATTRIBUTES
-from jiayu.compiler.build import PLACE_KINDS
+from jiayu.compiler.build import PLACE_KINDS, says_strength
 from jiayu.compiler.compact import ACTION_FORMS
 from jiayu.compiler.lexicon import Lexicon
 from jiayu.compiler.llm.cache import PerHome
@@ -241,10 +241,12 @@ def _value(attribute: str | None, said: str, presets: frozenset[str]) -> Value |
         return Value("absolute", attribute, amount, None, _UNITS[unit or ""])
     if said in TABLES["REL"]:
         _hint, direction, warmth = TABLES["REL"][said]
-        return Value("relative", attribute, None, None, None, direction, warmth)
+        strength = says_strength(said, attribute)
+        return Value("relative", attribute, None, None, None, direction, warmth, strength)
     if said in TABLES["EXTREME"]:
         _hint, direction = TABLES["EXTREME"][said]
-        return Value("extreme", attribute, None, None, None, direction)
+        strength = says_strength(said, attribute)
+        return Value("extreme", attribute, None, None, None, direction, strength=strength)
     return _word_value(attribute, said, presets)
 
 
