@@ -85,6 +85,8 @@ class Refuse:
     """Cannot be done: nothing found, or nothing found can do it."""
 
     reason: str
+    unable: tuple[str, ...] = ()
+    """The devices found that cannot do it (none when nothing was found)."""
 
 
 Resolution = Found | Ask | Refuse
@@ -201,19 +203,28 @@ class Resolver:
         resolution = self._target(clause, target, session, focus, area)
         if (
             area is not None
-            and isinstance(resolution, Ask)
+            and not isinstance(resolution, Refuse)
             and not target.places
             and not focus
             and (target.type_word or target.name)
             and not target.is_set
+            and (isinstance(resolution, Ask) or self._elsewhere(resolution.devices, area, session))
         ):
             # 开灯 said in the bedroom: the bedroom's lights, as if 卧室的灯 had been said
-            # (打开台灯 there: the bedroom's 台灯).
+            # (打开台灯 there: the bedroom's 台灯). 风扇摇头 said there, where the fan cannot:
+            # that fan is meant, and refused saying why, not another room's that can.
             here = Place("room", area, self.home.room(area).name)
             local = self._target(clause, replace(target, places=(here,)), session, focus, area)
-            if isinstance(local, Found):
+            if isinstance(local, Found) or (isinstance(local, Refuse) and local.unable):
                 return local
         return resolution
+
+    def _elsewhere(self, devices: tuple[str, ...], area: str, session: Session) -> bool:
+        """None of the devices is in the speaker's room or was acted on lately in the session
+        (打开客厅风扇, then 风扇摇头 in the bedroom, is still the living room's)."""
+        return not any(
+            self.home.device(d).room == area or d in session.recent_devices for d in devices
+        )
 
     def composed(self, place: Place, noun: str) -> NameMatch | None:
         """A place plus a noun that spell one device: 客厅的灯 is the device named 客厅灯, and
@@ -393,7 +404,7 @@ class Resolver:
     ) -> Resolution:
         able = self._able(candidates, clause)
         if not able:
-            return Refuse(self._cannot(candidates, clause))
+            return Refuse(self._cannot(candidates, clause), candidates)
         if len(able) == 1:
             return Found(able, match)
         if target.quantifier == "any":
@@ -416,7 +427,7 @@ class Resolver:
     def _set(self, clause: Clause, candidates: tuple[str, ...], target: Target) -> Resolution:
         able = self._able(candidates, clause)
         if not able:
-            return Refuse(self._cannot(candidates, clause))
+            return Refuse(self._cannot(candidates, clause), candidates)
         if target.quantifier == "any":
             return Found((able[0],))
         if target.count is None and clause.action != "query" and len(able) < len(candidates):
