@@ -468,7 +468,7 @@ class Builder:
         # makes (which, and how, is the resolver's and planner/complaints.py's); the target
         # says only where, or names the kind of device the complaint is about.
         targets = children[0] if isinstance(children[0], _Targets) else None
-        kind = self._payload(children[-1])
+        kind = next(self._payload(c) for c in children if _is_leaf(c, "COMPLAINT"))
         subject = next(
             (self._payload(c) for c in children if isinstance(c, Leaf) and c.kind == "ATTR"),
             None,

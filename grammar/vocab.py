@@ -1460,13 +1460,19 @@ STRENGTHS = ("大", "小", "细", "强", "弱", "满")
 DEGREES = (
     *("太", "好", "有点", "很", "真", "特别", "超", "贼", "巨", "忒", "老", "蛮", "挺", "非常"),
     *("这么", "咋这么", "怎么这么"),  # 咋这么黑: a complaint said as wonder
+    *("有些", "有一点", "有一些", "太过", "十分", "相当", "实在", "怪"),  # 怪冷的 (Northeastern)
+    *("好鬼", "劲"),  # Cantonese: 好鬼热, 劲冻
+    "有够",  # Taiwanese 有夠熱
 )
 # Who feels the cold or the heat, said before the complaint (我有点冷, 我好热, 我冻死了); only
 # of the qualities a person feels.
 FEELERS = ("我",)
 FELT = ("hot", "cold")
 # Endings that say the degree after the quality.
-DEGREE_ENDINGS = ("死了", "死", "得很", "得慌", "得要命", "得不行", "死个人了", "死人了")
+DEGREE_ENDINGS = (
+    *("死了", "死", "得很", "得慌", "得要命", "得要死", "得不行", "得受不了", "死个人了", "死人了"),
+    *("坏了", "爆了"),  # 热坏了, 冻爆了
+)
 # The qualities, by the complaint they make (COMPLAINT_REMEDIES); those in QUALITIES_ALONE
 # are a complaint with no degree too (闷, 刺眼). "high" and "low" are a quality of the
 # subject said before them (声音太大, 温度太低: COMPLAINT_SUBJECTS).
@@ -1737,6 +1743,9 @@ ROOM_SYNONYMS = (
     ("客厅", "大厅"),
     ("儿童房", "小孩房"),
     ("儿童房", "孩子房"),
+    ("儿童房", "小朋友房"),
+    ("儿童房", "宝宝房"),
+    ("房", "房间"),  # 儿童房间, 厨房间 (Shanghainese), 书房间
     ("厨房", "灶间"),
     ("阳台", "露台"),
 )
