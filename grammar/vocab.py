@@ -12,8 +12,14 @@ from typing import Any
 # Said before anything else to wake a speaker; dropped like fillers.
 WAKE_WORDS = ("小爱同学", "小爱", "天猫精灵", "小度小度", "小度", "嘿siri", "heysiri", "你好小智")
 
+# The speaker saying they want it (我要开灯, 俺想看电视, 人家要开灯), in the registers'
+# words for "I": fillers, composed below.
+SPEAKERS = ("我", "俺", "人家", "阿拉", "我哋", "咱")
+WANTING = tuple(who + want for who in SPEAKERS for want in ("要", "想", "想要"))
+
 # Politeness and particles: they never change the meaning, so the lexer drops them.
 FILLERS = (
+    *WANTING,
     "请",
     "请你",
     "麻烦",
@@ -67,9 +73,6 @@ FILLERS = (
     "快",
     "你",
     "您",
-    "我要",
-    "我想",
-    "我想要",
     "想",
     "要",
     "能不能",
@@ -1306,6 +1309,8 @@ TABLES: dict[str, dict[str, Any]] = {
             "唔好",
             "唔使",
             "别给我",
+            "莫",  # Sichuanese, Hunanese: 莫开灯
+            "莫要",
         ),
         "neg",
     ),
@@ -1534,6 +1539,7 @@ HELPING = ("帮", "给", "替")
 HELPED = (
     *("奶奶", "爷爷", "妈妈", "爸爸", "姥姥", "姥爷", "外婆", "外公", "宝宝", "孩子"),
     *("我们", "咱", "咱们", "大家", "老人", "阿嫲", "阿妈", "阿爸"),
+    *("俺", "俺们", "老子", "人家", "阿拉", "我哋"),  # the speaker, in dialects and registers
 )
 HELPED_FOR = tuple(verb + who for verb in HELPING for who in HELPED)
 PASSED_ON = tuple(who + "说" for who in HELPED)

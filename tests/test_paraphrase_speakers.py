@@ -1,0 +1,61 @@
+"""The speaker in the registers' own words changes nothing: wanting it said with any word for
+"I" (我要, 俺想, 人家要, 阿拉要, 我哋要), a request for any of them (给俺, 帮老子), and every
+negation (别, 莫, 唔好) before a composed on/off command, on generated homes: the wanting and the
+request are the command, the negation sends nothing. The fail-closed companion: an unrelated
+word after the speaker's words sends nothing."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from test_paraphrase import _HOMES, _OFF, _ON, _SWITCHED, _UNRELATED, SETTINGS, _devices, _engine
+
+from jiayu.executor.hubs import SimulatedHub
+from jiayu.grammar.vocab import HELPED_FOR, TABLES, WANTING
+
+_NEGATIONS = sorted(TABLES["NEG"])
+
+
+@st.composite
+def _command(draw: st.DrawFn) -> tuple[int, str, tuple[str, str]]:
+    index = draw(st.integers(0, len(_HOMES) - 1))
+    home = _engine(index).home
+    device, room, bare = draw(
+        st.sampled_from(_devices(home, lambda d: d.type in _SWITCHED and "onoff" in d.capabilities))
+    )
+    on = draw(st.booleans())
+    verb = draw(st.sampled_from([v for v in (_ON if on else _OFF) if not v.endswith("着")]))
+    return index, verb + room + bare, (device.id, "turn_on" if on else "turn_off")
+
+
+def _said(index: int, text: str) -> tuple[str, list[tuple[str, str]]]:
+    engine = _engine(index)
+    result = engine.fresh(hub=SimulatedHub(engine.home, {})).turn(text, "speakers")
+    return result.outcome, [(c["device"], c["command"]) for c in result.commands]
+
+
+@settings(SETTINGS, max_examples=400)
+@given(_command(), st.sampled_from((*WANTING, *HELPED_FOR)))
+def test_the_speakers_words_before_a_command_are_the_command(
+    case: tuple[int, str, tuple[str, str]], said: str
+) -> None:
+    index, command, meant = case
+    assert _said(index, said + command) == ("executed", [meant]), said + command
+
+
+@settings(SETTINGS, max_examples=300)
+@given(_command(), st.sampled_from(_NEGATIONS))
+def test_a_negation_before_a_command_sends_nothing(
+    case: tuple[int, str, tuple[str, str]], negation: str
+) -> None:
+    index, command, _meant = case
+    assert _said(index, negation + command)[1] == [], negation + command
+
+
+@settings(SETTINGS, max_examples=200)
+@given(_command(), st.sampled_from(WANTING), st.sampled_from(_UNRELATED))
+def test_the_speakers_words_before_an_unrelated_word_send_nothing(
+    case: tuple[int, str, tuple[str, str]], said: str, word: str
+) -> None:
+    index, command, _meant = case
+    assert _said(index, said + word + command)[1] == [], said + word + command
