@@ -251,7 +251,7 @@ TABLES: dict[str, dict[str, Any]] = {
     "SET": dict.fromkeys(("来个", "来点", "弄个", "调去", "调返", "校去", "校返"), "set"),
     # A verb that names its target before the value: 设置空调温度为26度.
     "SETV": dict.fromkeys(
-        ("设置", "设定", "调", "调整", "校", "调节", "变更", "设", "调教"), "set"
+        ("设置", "设定", "调", "调整", "校", "调节", "变更", "设", "调教", "定"), "set"
     ),
     "TO": dict.fromkeys(("到", "为", "成", "至", "在", "喺"), "to"),  # Cantonese 喺 is 在
     # Relative changes: (attribute or None, direction, warmth). A change verb before an
@@ -717,7 +717,7 @@ TABLES: dict[str, dict[str, Any]] = {
         "post",
     ),
     "HOME": dict.fromkeys(
-        ("全屋", "全家", "家里", "整个家", "所有房间", "每个房间", "家中", "屋里", "屋头"), "home"
+        ("全屋", "全家", "家里", "整个家", "所有房间", "每个房间", "家中", "屋头"), "home"
     ),
     "THIS_ROOM": dict.fromkeys(
         (
@@ -734,10 +734,15 @@ TABLES: dict[str, dict[str, Any]] = {
             "呢间房",  # Cantonese 这个房间
             "呢个房",
             "呢间",
-            # The room said as the subject of a complaint (屋子有点冷): the speaker's.
+            # The room said as the subject of a complaint (屋子有点冷): the speaker's. So is the
+            # room one is in (屋里, 房间里: 把屋里的灯关了 is this room's, not the home's).
             "屋子",
             "屋内",
             "室内",
+            "屋里",
+            "屋里头",
+            "房里",
+            "房间里",
         ),
         "this_room",
     ),
