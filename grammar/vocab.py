@@ -214,6 +214,8 @@ TABLES: dict[str, dict[str, Any]] = {
             "升起",
             "走起",
             "打开来",
+            "拉开来",  # 把窗帘拉开来
+            "掀开来",
             "解锁",
             "开锁",
             "解开",  # 解开后门锁: undo what holds it
@@ -493,6 +495,7 @@ TABLES: dict[str, dict[str, Any]] = {
         "灯": "Light",
         "电灯": "Light",
         "灯泡": "Light",
+        "电灯泡": "Light",
         # Regional words: Cantonese 电灯胆 (a light bulb), northern 暖气 (the heating).
         "电灯胆": "Light",
         "灯胆": "Light",
@@ -574,6 +577,9 @@ TABLES: dict[str, dict[str, Any]] = {
         "车房门": "GarageDoor",  # Cantonese 车房 (garage)
         "卷帘门": "GarageDoor",
         "车库卷帘门": "GarageDoor",
+        "铁卷门": "GarageDoor",  # Taiwanese 鐵捲門
+        "卷闸门": "GarageDoor",  # Cantonese 閘
+        "卷闸": "GarageDoor",
         "设备": None,
         "电器": None,
         "东西": None,
