@@ -1,8 +1,9 @@
-"""The speaker in the registers' own words changes nothing: wanting it said with any word for
-"I" (我要, 俺想, 人家要, 阿拉要, 我哋要), a request for any of them (给俺, 帮老子), and every
-negation (别, 莫, 唔好) before a composed on/off command, on generated homes: the wanting and the
-request are the command, the negation sends nothing. The fail-closed companion: an unrelated
-word after the speaker's words sends nothing."""
+"""The speaker in the registers' own words changes nothing: a greeting (你好，…), wanting it said
+with any word for "I" (我要, 俺想, 人家要, 阿拉要, 我哋要), a request for any of them (给俺, 帮老子),
+and every negation (别, 莫, 唔好) before a composed on/off command, on generated homes: the
+greeting, the wanting and the request are the command, the negation sends nothing. The
+fail-closed companions: an unrelated word after the speaker's words, or a greeting alone,
+sends nothing."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from hypothesis import strategies as st
 from test_paraphrase import _HOMES, _OFF, _ON, _SWITCHED, _UNRELATED, SETTINGS, _devices, _engine
 
 from jiayu.executor.hubs import SimulatedHub
-from jiayu.grammar.vocab import HELPED_FOR, TABLES, WANTING
+from jiayu.grammar.vocab import GREETINGS, HELPED_FOR, TABLES, WANTING
 
 _NEGATIONS = sorted(TABLES["NEG"])
 
@@ -59,3 +60,18 @@ def test_the_speakers_words_before_an_unrelated_word_send_nothing(
 ) -> None:
     index, command, _meant = case
     assert _said(index, said + word + command)[1] == [], said + word + command
+
+
+@settings(SETTINGS, max_examples=300)
+@given(_command(), st.sampled_from(GREETINGS), st.sampled_from(("，", ",", "", "！", "。")))
+def test_a_greeting_before_a_command_is_the_command(
+    case: tuple[int, str, tuple[str, str]], greeting: str, pause: str
+) -> None:
+    index, command, meant = case
+    assert _said(index, greeting + pause + command) == ("executed", [meant]), greeting + command
+
+
+@settings(SETTINGS, max_examples=50)
+@given(st.integers(0, len(_HOMES) - 1), st.sampled_from(GREETINGS))
+def test_a_greeting_alone_sends_nothing(index: int, greeting: str) -> None:
+    assert _said(index, greeting)[1] == [], greeting
