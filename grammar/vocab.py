@@ -1783,6 +1783,7 @@ NAME_SYNONYMS = (
     ("窗帘", "遮光帘"),
     ("窗户", "落地窗"),
     ("排气扇", "抽风机"),  # Taiwanese
+    ("灯", "电灯"),  # 客厅的电灯 is the device named 客厅灯, as 客厅的灯 is
 )
 
 # Classifiers that turn a number into a count: 三个插座, 两盏灯.

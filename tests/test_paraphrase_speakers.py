@@ -1,6 +1,6 @@
-"""The speaker in the registers' own words changes nothing: a greeting (你好，…), wanting it said
-with any word for "I" (我要, 俺想, 人家要, 阿拉要, 我哋要), a request for any of them (给俺, 帮老子),
-and every negation (别, 莫, 唔好) before a composed on/off command, on generated homes: the
+"""The speaker in the registers' own words changes nothing: a greeting (你好，…), wanting it
+said with any word for "I" (我要, 俺想, 人家要, 阿拉要, 我哋要), a request for any of them (给俺,
+帮老子), and every negation (别, 莫, 唔好) before a composed on/off command, on generated homes: the
 greeting, the wanting and the request are the command, the negation sends nothing. The
 fail-closed companions: an unrelated word after the speaker's words, or a greeting alone,
 sends nothing."""
