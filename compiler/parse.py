@@ -92,7 +92,9 @@ def compile_normalized(text: str, norm: str, lexicon: Lexicon) -> Compiled:
     if "unknown" in matches or "NOT_HOME" in kinds:
         if kinds[0] == "NOT_HOME" and words[0].text in GREETINGS and len(words) > 1:
             # 你好，打开灯: a greeting before a command is said to the assistant, as a wake
-            # word is; alone (你好) it stays a word of another domain.
+            # word is, so a filler; alone (你好) it stays a word of another domain.
+            greeting = words[0]
+            tokens = [_as_filler(t) if t is greeting else t for t in tokens]
             words = words[1:]
             kinds = kinds[1:]
         outside = _outside(norm, words, tokens, lexicon.name_chars)
@@ -213,6 +215,10 @@ _AFTER_NAME = frozenset(
         "SPEED",
     }
 )
+
+
+def _as_filler(token: Token) -> Token:
+    return Token(FILLER, token.text, token.said, token.start, token.match, token.value)
 
 
 def _outside(
