@@ -75,3 +75,24 @@ def test_a_greeting_before_a_command_is_the_command(
 @given(st.integers(0, len(_HOMES) - 1), st.sampled_from(GREETINGS))
 def test_a_greeting_alone_sends_nothing(index: int, greeting: str) -> None:
     assert _said(index, greeting)[1] == [], greeting
+
+
+_TAGS = ("好吧", "行吧", "好的", "可好", "成吗", "中不", "要得不", "行不", "好不好")
+
+
+@settings(SETTINGS, max_examples=300)
+@given(_command(), st.sampled_from(_TAGS), st.sampled_from(("", "，")))
+def test_a_tag_after_a_command_is_the_command(
+    case: tuple[int, str, tuple[str, str]], tag: str, pause: str
+) -> None:
+    index, command, meant = case
+    assert _said(index, command + pause + tag) == ("executed", [meant]), command + tag
+
+
+@settings(SETTINGS, max_examples=100)
+@given(st.sampled_from(("开锁", "把门锁打开", "解锁", "把车库门打开")), st.sampled_from(_TAGS))
+def test_a_tag_never_confirms_the_command_it_follows(command: str, tag: str) -> None:
+    from jiayu.engine import Engine
+
+    result = Engine.demo().turn(command + tag, "tags")
+    assert result.commands == [] and result.outcome in ("confirm", "unknown"), command + tag
