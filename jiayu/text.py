@@ -13,6 +13,7 @@ import re
 import threading
 import unicodedata
 from collections.abc import Callable
+from itertools import pairwise
 
 MAX_LENGTH = 2000
 """Longer input is cut here: no home command is this long, and work stays bounded."""
@@ -21,11 +22,23 @@ MAX_LENGTH = 2000
 _DROPPED_CATEGORIES = frozenset({"Cc", "Cf", "Co", "Cn", "Cs", "So", "Sk", "Mn", "Me"})
 
 
+# Characters of GB 2312 that traditional text writes for another simplified one (开著 is
+# 开着, 开了麽 is 开了么, 乾 is 干): text with one goes through OpenCC too.
+_TRADITIONAL_TOO = "著麽乾"
+
+
+def _ideographs_but(kept: str) -> str:
+    """A regular-expression class of the ideographs U+4E00..U+9FA5 but `kept`."""
+    bounds = [0x4E00 - 1, *sorted(map(ord, kept)), 0x9FA5 + 1]
+    spans = pairwise(bounds)
+    return "".join(f"\\u{a + 1:04x}-\\u{b - 1:04x}" for a, b in spans if a + 1 <= b - 1)
+
+
 # Text made only of lower-case ASCII letters, digits and ideographs, all of them in GB 2312
-# (the simplified character set: no script converter changes one), is already normal. Most
-# names and utterances are, and checking that is several times cheaper than the steps, which
-# matters for a home of 100,000 names.
-_PLAIN = re.compile("[a-z0-9\u4e00-\u9fa5]*")
+# (the simplified character set: no script converter changes one) and none of them
+# _TRADITIONAL_TOO, is already normal. Most names and utterances are, and checking that is
+# several times cheaper than the steps, which matters for a home of 100,000 names.
+_PLAIN = re.compile(f"[a-z0-9{_ideographs_but(_TRADITIONAL_TOO)}]*")
 
 
 def _simplified(text: str) -> bool:
@@ -57,9 +70,14 @@ def _to_simplified(text: str) -> str:
                 import opencc  # only now: most processes never see a traditional character
 
                 _converters.extend(opencc.OpenCC(config).convert for config in ("hk2s", "tw2sp"))
-    for convert in _converters:
-        text = convert(text)
-    return text
+    hk2s, tw2sp = _converters
+    # tw2sp reads 么 as the traditional 幺 (one), but by then it is hk2s's simplified 麼: the
+    # asking particle (开了麼) or a part of 什么 and 怎么, which hk2s has already converted. So
+    # 么 is kept: what is between is converted.
+    return _KEPT.join(map(tw2sp, hk2s(text).split(_KEPT)))
+
+
+_KEPT = "么"
 
 
 def normalize(text: str) -> str:
@@ -67,7 +85,9 @@ def normalize(text: str) -> str:
     if len(text) <= MAX_LENGTH and _PLAIN.fullmatch(text) and _simplified(text):
         return text
     text = unicodedata.normalize("NFKC", text[: MAX_LENGTH * 2])[:MAX_LENGTH]
-    if not _simplified(text) and any(_ideograph(ch) and not _simplified(ch) for ch in text):
+    if (
+        not _simplified(text) and any(_ideograph(ch) and not _simplified(ch) for ch in text)
+    ) or any(ch in text for ch in _TRADITIONAL_TOO):
         text = _to_simplified(text)
     text = text.lower().replace("°c", "度").replace("°", "度")
     # Speech recognisers put spaces at random between Chinese words; none carries meaning.
