@@ -30,6 +30,7 @@ from jiayu.grammar.vocab import (
     COMPOUND_WORDS,
     FILLER_WORDS,
     HELPED_FOR,
+    LOCK_STEM,
     NAME_SYNONYMS,
     REQUESTS,
     ROOM_SYNONYMS,
@@ -691,7 +692,10 @@ def _word_roles(tokens: list[Token], text: str) -> list[Token]:
     if "DE" in kinds and FILLER in kinds and _HELPING_CHARS.intersection(text):
         tokens = _possessed(tokens)
         kinds = set(map(_KIND, tokens))
-    if "QVERB" in kinds and ("ASKED" in kinds or "QSTATE" in kinds):
+    if "ASKED" in kinds and "TYPE" in kinds:
+        tokens = _lock_asked(tokens)
+        kinds = set(map(_KIND, tokens))
+    if "QVERB" in kinds and not kinds.isdisjoint(_ASKING_KINDS):
         tokens = _looked_at(tokens)
         kinds = set(map(_KIND, tokens))
     if "ON" in kinds and ("IF" in kinds or "的话" in text):
@@ -1084,17 +1088,43 @@ def _possessed(tokens: list[Token]) -> list[Token]:
     return tokens if out is None else out
 
 
+def _lock_asked(tokens: list[Token]) -> list[Token]:
+    """门锁锁了没有: 锁 (alone the type word) said after what it is said of and before an
+    asking word is the verb whose state is asked (锁了 + 没有 and 锁 + 了没有 are as many
+    words, and a lock said twice asks nothing)."""
+    words = _said_at(tokens)
+    out = tokens
+    for n in range(1, len(words) - 1):
+        i = words[n]
+        if (
+            tokens[i].kind == "TYPE"
+            and tokens[i].text == LOCK_STEM
+            and tokens[words[n - 1]].kind in _SUBJECTS
+            and tokens[words[n + 1]].kind == "ASKED"
+        ):
+            out = [*out[:i], _as(tokens[i], "OFF", "off"), *out[i + 1 :]]
+    return out
+
+
+# The kinds a question that asks itself is said with (关了没有, 关没关, 有没有关).
+_ASKING_KINDS = frozenset({"ASKED", "QSTATE", "QSET"})
+
+
 def _looked_at(tokens: list[Token]) -> list[Token]:
-    """(帮我)看看书房灯关了没有 / 瞅瞅灯开着没 / 查一下门锁没锁: a verb of looking said first,
-    before a question that asks itself whether a verb happened (了没有, 没得, 关没关), adds
-    nothing to it: the question is asked. Only the asking word said last makes it so; a 吗
-    after the verb (看看灯开着吗) is left as it was."""
+    """(帮我)看看书房灯关了没有 / 瞅瞅灯开着没 / 查一下门锁没锁 / 看看灯有没有关: a verb of
+    looking said first, before a question that asks itself whether a verb happened (了没有,
+    没得, 关没关, 有没有 …), adds nothing to it: the question is asked. Only the asking word
+    said last makes it so; a 吗 after the verb (看看灯开着吗) is left as it was."""
     words = _said_to_the_stop(tokens)
     if len(words) < 2 or tokens[words[0]].kind != "QVERB":
         return tokens
     last = tokens[words[-1]]
     if last.kind == "QSTATE":
         if last.text.endswith(tuple(_ASKING_PARTICLES)):
+            return tokens
+    elif last.kind in _STATES:
+        # 有没有关 / 有没有灯开着: whether any is so.
+        if not any(tokens[i].kind == "QSET" and tokens[i].value == "any" for i in words):
             return tokens
     elif last.kind != "ASKED" or len(words) < 3 or tokens[words[-2]].kind not in _SWITCHING:
         return tokens
