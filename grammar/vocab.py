@@ -1400,8 +1400,9 @@ LOCK_STEM = "锁"
 # Verbs of doing (整, 搞, 弄 and the hand's verbs) take a result that says which way: 整开,
 # 搞亮, 弄灭, 拧开, 拉开.
 DOING_VERBS = ("整", "搞", "弄", "拧", "扭", "拉", "打")
+# Not 好: 弄好, 整好 say "fix", not "off" (锁好 is the lock stem's complement).
 ON_RESULTS = ("开", "亮", "着")
-OFF_RESULTS = ("灭", "熄", "掉")
+OFF_RESULTS = ("灭", "熄", "掉", "关")
 # A verb of doing with 停 (整停, 搞停, 弄停) is 停: what the device's stop is (a curtain stops, a
 # wash stops, a vacuum or a player pauses), as 停下 is; not 关 (a moving curtain told to stop is
 # not closed).
