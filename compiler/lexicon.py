@@ -1163,6 +1163,8 @@ def _state_in_condition(tokens: list[Token]) -> list[Token]:
     return tokens if out is None else out
 
 
+# What a state is stated of: a device, a kind, or one referred to (它开着).
+_STATED_OF = _SUBJECTS | {"IT"}
 # Words only Cantonese says: there 开着 is a verb and its result (switch it on: 书房嘅灯开着),
 # not a state, so _state_stated leaves it.
 _CANTONESE = frozenset("嘅咗啲佢喺唔冇")
@@ -1186,7 +1188,7 @@ def _state_stated(tokens: list[Token]) -> list[Token]:
         verb.kind not in _SWITCHING
         or not verb.text.endswith("着")
         or TABLES[verb.kind].get(verb.text[:-1]) is None  # 打着, 弄着: 着 is the result
-        or tokens[words[-2]].kind not in _SUBJECTS
+        or tokens[words[-2]].kind not in _STATED_OF
     ):
         return tokens
     for i, token in enumerate(tokens):
