@@ -503,7 +503,15 @@ class Builder:
             raise Unsupported("a complaint names a place, not a device", "unexpected_word")
         # 屋里闷得很: the house a complaint is about is the room the speaker is in.
         places = tuple(p for t in targets or () for p in t.places if p.kind != "home")
-        target = Target(places=places) if places else None
+        # 灯太亮了: the type word says the complaint is about every one of those there that
+        # causes it (planner/complaints.py), not one of them to ask for.
+        said = next((t for t in targets or () if t.device_type is not None), None)
+        if said is not None:
+            target: Target | None = Target(
+                places=places, device_type=said.device_type, type_word=said.type_word
+            )
+        else:
+            target = Target(places=places) if places else None
         return [Clause("adjust", target, Value("relative"), complaint=kind)]
 
     def progress_query(self, targets: _Targets, _asked: Leaf) -> Group:

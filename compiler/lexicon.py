@@ -30,6 +30,7 @@ from jiayu.grammar.vocab import (
     COMPOUND_WORDS,
     FILLER_WORDS,
     HELPED_FOR,
+    LOCK_STEM,
     NAME_SYNONYMS,
     REQUESTS,
     ROOM_SYNONYMS,
@@ -691,11 +692,17 @@ def _word_roles(tokens: list[Token], text: str) -> list[Token]:
     if "DE" in kinds and FILLER in kinds and _HELPING_CHARS.intersection(text):
         tokens = _possessed(tokens)
         kinds = set(map(_KIND, tokens))
-    if "QVERB" in kinds and "ASKED" in kinds:
+    if "ASKED" in kinds and "TYPE" in kinds:
+        tokens = _lock_asked(tokens)
+        kinds = set(map(_KIND, tokens))
+    if "QVERB" in kinds and not kinds.isdisjoint(_ASKING_KINDS):
         tokens = _looked_at(tokens)
         kinds = set(map(_KIND, tokens))
     if "ON" in kinds and ("IF" in kinds or "的话" in text):
         tokens = _state_in_condition(tokens)
+        kinds = set(map(_KIND, tokens))
+    if "着" in text and not kinds.isdisjoint(_SWITCHING) and _CANTONESE.isdisjoint(text):
+        tokens = _state_stated(tokens)
         kinds = set(map(_KIND, tokens))
     if not kinds.isdisjoint(_STATE_KINDS):  # most utterances have none
         tokens = _state_asked(tokens)
@@ -980,7 +987,7 @@ def _copula_state(tokens: list[Token]) -> list[Token]:
     set question's verb
     (有电源关的). In a set question the verb is the state asked about; else it asks whether
     the state holds (QSTATE). A 的 or asking word after the verb belongs to the state."""
-    words = _said_at(tokens)
+    words = _said_to_the_stop(tokens)
     # At most a 的 and an asking word after the verb (关的, 关了没, 关的不).
     n = len(words) - 1
     while n > 0 and len(words) - n <= 2:
@@ -1042,7 +1049,7 @@ def _state_asked(tokens: list[Token]) -> list[Token]:
     """窗户是关闭中的吗 / 车库门打开着: a state said last, of what was said before it, and no
     set question (哪些) or condition (如果) around it, asks whether it holds (QSTATE)."""
     last = len(tokens) - 1
-    while last >= 0 and tokens[last].kind == FILLER:
+    while last >= 0 and (tokens[last].kind == FILLER or _ends(tokens[last])):
         last -= 1
     out = tokens
     if last > 0 and tokens[last].text in _STATE_TAGS and tokens[last - 1].kind == "STATE":
@@ -1081,15 +1088,45 @@ def _possessed(tokens: list[Token]) -> list[Token]:
     return tokens if out is None else out
 
 
-def _looked_at(tokens: list[Token]) -> list[Token]:
-    """(帮我)看看书房灯关了没有 / 查一下门锁好了没: a verb of looking said first, before a
-    question that asks itself whether a verb happened (了没有, 没得), adds nothing to it: the
-    question is asked. Only the asking word said last makes it so; a 吗 after the verb
-    (看看灯开着吗) is left as it was."""
+def _lock_asked(tokens: list[Token]) -> list[Token]:
+    """门锁锁了没有: 锁 (alone the type word) said after what it is said of and before an
+    asking word is the verb whose state is asked (锁了 + 没有 and 锁 + 了没有 are as many
+    words, and a lock said twice asks nothing)."""
     words = _said_at(tokens)
-    if len(words) < 3 or tokens[words[0]].kind != "QVERB" or tokens[words[-1]].kind != "ASKED":
+    out = tokens
+    for n in range(1, len(words) - 1):
+        i = words[n]
+        if (
+            tokens[i].kind == "TYPE"
+            and tokens[i].text == LOCK_STEM
+            and tokens[words[n - 1]].kind in _SUBJECTS
+            and tokens[words[n + 1]].kind == "ASKED"
+        ):
+            out = [*out[:i], _as(tokens[i], "OFF", "off"), *out[i + 1 :]]
+    return out
+
+
+# The kinds a question that asks itself is said with (关了没有, 关没关, 有没有关).
+_ASKING_KINDS = frozenset({"ASKED", "QSTATE", "QSET"})
+
+
+def _looked_at(tokens: list[Token]) -> list[Token]:
+    """(帮我)看看书房灯关了没有 / 瞅瞅灯开着没 / 查一下门锁没锁 / 看看灯有没有关: a verb of
+    looking said first, before a question that asks itself whether a verb happened (了没有,
+    没得, 关没关, 有没有 …), adds nothing to it: the question is asked. Only the asking word
+    said last makes it so; a 吗 after the verb (看看灯开着吗) is left as it was."""
+    words = _said_to_the_stop(tokens)
+    if len(words) < 2 or tokens[words[0]].kind != "QVERB":
         return tokens
-    if tokens[words[-2]].kind not in _SWITCHING:
+    last = tokens[words[-1]]
+    if last.kind == "QSTATE":
+        if last.text.endswith(tuple(_ASKING_PARTICLES)):
+            return tokens
+    elif last.kind in _STATES:
+        # 有没有关 / 有没有灯开着: whether any is so.
+        if not any(tokens[i].kind == "QSET" and tokens[i].value == "any" for i in words):
+            return tokens
+    elif last.kind != "ASKED" or len(words) < 3 or tokens[words[-2]].kind not in _SWITCHING:
         return tokens
     first = words[0]
     return [*tokens[:first], _as(tokens[first], FILLER, None), *tokens[first + 1 :]]
@@ -1124,6 +1161,51 @@ def _state_in_condition(tokens: list[Token]) -> list[Token]:
                 out[i] = _as(token, "STATE", ("on", True))
         opened = target = False
     return tokens if out is None else out
+
+
+# What a state is stated of: a device, a kind, or one referred to (它开着).
+_STATED_OF = _SUBJECTS | {"IT"}
+# Words only Cantonese says: there 开着 is a verb and its result (switch it on: 书房嘅灯开着),
+# not a state, so _state_stated leaves it.
+_CANTONESE = frozenset("嘅咗啲佢喺唔冇")
+# Said after a verb of being, they ask to keep it so (冰箱开着吧): a suggestion, not a statement.
+_SUGGESTING = frozenset({"吧", "呗"})
+
+
+def _state_stated(tokens: list[Token]) -> list[Token]:
+    """后门锁开着 / 客厅灯打开着 / 风扇开着呢: a switching verb of being (the verb and 着)
+    said last, right after what it is said of, with nothing asking anyone to act (no 把/将, no
+    request word, no other verb, no 吧), states a state; said to a home, that asks whether it
+    holds (speech drops the 吗), and never switches anything. 把灯开着 and 灯开着吧 stay orders to
+    keep it on, and 如果灯开着 the condition (_state_in_condition). Said in Cantonese it is
+    the order (the caller does not call this then)."""
+    words = _said_to_the_stop(tokens)
+    if len(words) < 2:
+        return tokens
+    at = words[-1]
+    verb = tokens[at]
+    if (
+        verb.kind not in _SWITCHING
+        or not verb.text.endswith("着")
+        or TABLES[verb.kind].get(verb.text[:-1]) is None  # 打着, 弄着: 着 is the result
+        or tokens[words[-2]].kind not in _STATED_OF
+    ):
+        return tokens
+    for i, token in enumerate(tokens):
+        if i != at and (
+            token.kind in _VERBS
+            or token.kind in _NOT_STATED
+            or token.text in REQUESTS
+            or (i > at and token.text in _SUGGESTING)
+        ):
+            return tokens
+    return [*tokens[:at], _as(verb, "QSTATE", ("on", verb.kind == "ON")), *tokens[at + 1 :]]
+
+
+# Words that make a verb of being something else than a statement: an order (把), a condition
+# or a set question (哪些灯开着, read by its own rule), and a scope the listener is to act
+# over (所有书房嘅灯开着, 呢度灯开着: Home Assistant's Cantonese orders say 开着 for 打开).
+_NOT_STATED = frozenset({"BA", "IF", "THEN", "QSET", "NEG", "ALL", "THIS_ROOM"})
 
 
 def _said_next(tokens: list[Token], i: int) -> str | None:
@@ -1359,6 +1441,19 @@ def _places_end(tokens: list[Token], rest: list[int]) -> bool:
 def _said_at(tokens: list[Token]) -> list[int]:
     """Where the words said are (every token but the fillers)."""
     return [i for i, t in enumerate(tokens) if t.kind != FILLER]
+
+
+def _said_to_the_stop(tokens: list[Token]) -> list[int]:
+    """Where the words said are, but the stops that end the utterance (关了么？ asks as
+    关了么 does)."""
+    words = _said_at(tokens)
+    while words and _ends(tokens[words[-1]]):
+        words.pop()
+    return words
+
+
+def _ends(token: Token) -> bool:
+    return token.kind == "SEP" and token.text in _STOPS
 
 
 def _type_word(noun: str, at: int, match: MatchKind) -> Token:

@@ -154,6 +154,27 @@ def _stative_asked(v: ModuleType) -> dict[str, tuple[str, bool]]:
     }
 
 
+def _looking(v: ModuleType) -> list[str]:
+    """瞅瞅, 看一看, 瞧一下, 看一眼: a verb of looking said twice or softened (看 alone is not
+    one: 看电视)."""
+    return [
+        form
+        for stem in v.LOOK_STEMS
+        for form in (stem + stem, stem + "一" + stem, *(stem + soft for soft in v.LOOK_SOFTENERS))
+    ]
+
+
+def _asked_either_way(v: ModuleType) -> dict[str, tuple[str, bool]]:
+    """关没关, 开没开, 锁没锁: a state verb, a negation and the verb again ask whether the
+    state holds."""
+    return {
+        verb + neg + verb: state
+        for state, verbs in v.STATE_VERBS.items()
+        for verb in verbs
+        for neg in v.NOT_HAPPENED
+    }
+
+
 def _flat(groups: Iterable[tuple[str, ...]]) -> tuple[str, ...]:
     return tuple(dict.fromkeys(word for group in groups for word in group))
 
@@ -190,6 +211,10 @@ def morphemes() -> dict[str, tuple[tuple[str, ...], bool]]:
         "PROGRESS_ASKED": (v.PROGRESS_ASKED, False),
         "STATE_ASPECTS": ((*v.STATE_ASPECTS, *v.STATE_PERFECT), False),
         "NOT_SAID": (v.NOT_SAID, False),
+        "LOOK_STEMS": (v.LOOK_STEMS, True),
+        "LOOK_SOFTENERS": (v.LOOK_SOFTENERS, False),
+        "STOP_RESULTS": (v.STOP_RESULTS, False),
+        "NOT_HAPPENED": (v.NOT_HAPPENED, False),
     }
 
 
@@ -204,7 +229,8 @@ def derived() -> dict[str, dict[str, Any]]:
         "OFF": dict.fromkeys(_off_words(v), "off"),
         "SET": dict.fromkeys((stem + to for stem in v.SET_STEMS for to in v.SET_TO), "set"),
         "REL": _relative_words(v),
-        "QSTATE": _stative_asked(v),
+        "QSTATE": {**_stative_asked(v), **_asked_either_way(v)},
+        "QVERB": dict.fromkeys(_looking(v), "query"),
         "QWORD": _asked_qualities(v),
         "COMPLAINT": {**_complaint_words(v), **v.COMPLAINT_WORDS},
         "MEDIA": {
@@ -222,6 +248,15 @@ def derived() -> dict[str, dict[str, Any]]:
             ),
             **dict.fromkeys(
                 (undo + pause for undo in v.UNDO_VERBS for pause in v.PAUSE_WORDS), "play"
+            ),
+            **dict.fromkeys(
+                (
+                    verb + result + aspect
+                    for verb in v.DOING_VERBS
+                    for result in v.STOP_RESULTS
+                    for aspect in ("", *_bound_aspects(v))
+                ),
+                "stop",
             ),
         },
         "PROGRESS": dict.fromkeys(

@@ -868,7 +868,6 @@ TABLES: dict[str, dict[str, Any]] = {
         "还开着吗": ("on", True),
         "在运行吗": ("on", True),
         "开着的吗": ("on", True),
-        "开没开": ("on", True),
         "亮着吗": ("on", True),
         "亮着没": ("on", True),
         "在转吗": ("on", True),
@@ -886,7 +885,6 @@ TABLES: dict[str, dict[str, Any]] = {
         "关了吗": ("on", False),
         "关着吗": ("on", False),
         "关掉了吗": ("on", False),
-        "关没关": ("on", False),
         "关好了吗": ("on", False),
         "关好了没": ("on", False),
         "关好没有": ("on", False),
@@ -900,7 +898,6 @@ TABLES: dict[str, dict[str, Any]] = {
         "锁上了吗": ("locked", True),
         "锁好了吗": ("locked", True),
         "锁着吗": ("locked", True),
-        "锁没锁": ("locked", True),
         "锁上了没": ("locked", True),
         "上了没": ("locked", True),
         "上了吗": ("locked", True),
@@ -1012,9 +1009,7 @@ TABLES: dict[str, dict[str, Any]] = {
         "在播": ("playing", True),
         "在唱歌": ("playing", True),
     },
-    "QVERB": dict.fromkeys(
-        ("查询", "查一下", "查查", "看看", "看一下", "告诉我", "问一下", "报告", "查"), "query"
-    ),
+    "QVERB": dict.fromkeys(("查询", "告诉我", "问一下", "报告", "查"), "query"),
     "IT": {
         "它": "it",
         "佢": "it",
@@ -1422,8 +1417,21 @@ LOCK_STEM = "锁"
 # Verbs of doing (整, 搞, 弄 and the hand's verbs) take a result that says which way: 整开,
 # 搞亮, 弄灭, 拧开, 拉开.
 DOING_VERBS = ("整", "搞", "弄", "拧", "扭", "拉", "打")
+# Not 好: 弄好, 整好 say "fix", not "off" (锁好 is the lock stem's complement).
 ON_RESULTS = ("开", "亮", "着")
-OFF_RESULTS = ("灭", "熄", "掉")
+OFF_RESULTS = ("灭", "熄", "掉", "关")
+# A verb of doing with 停 (整停, 搞停, 弄停) is 停: what the device's stop is (a curtain stops, a
+# wash stops, a vacuum or a player pauses), as 停下 is; not 关 (a moving curtain told to stop is
+# not closed).
+STOP_RESULTS = ("停",)
+
+# Verbs of looking (看, 瞅, 瞧, 查, Cantonese 睇), said twice (瞅瞅, 看一看) or with a softener
+# (看一下, 瞧一眼), before a question: asking it.
+LOOK_STEMS = ("看", "瞅", "瞧", "查", "睇")
+LOOK_SOFTENERS = ("一下", "一眼", "下", "一哈")
+# A state verb, a negation and the verb again ask whether the state holds (关没关, 锁没锁,
+# Cantonese 开冇开).
+NOT_HAPPENED = ("没", "冇")
 
 # A verb and the word that brings its value (调到, 设成, 改为).
 SET_STEMS = (
@@ -1665,10 +1673,10 @@ COMPLAINT_SECOND: dict[str, tuple[tuple[str, ...], tuple[str, int] | None]] = {
 # Complaints whose actuator must already be on (a dimmer, a quieter): turning one on is no
 # remedy for too much light or noise.
 COMPLAINTS_ON_ONLY = frozenset({"bright", "loud"})
-# Complaints whose cause is the actuator in this state: the noise is what plays. Of several
-# actuators in the place, those in it are meant (the planner reads them); none in it, the
-# ones on.
-COMPLAINT_CAUSES = {"loud": "playing"}
+# Complaints whose cause is the actuator in this state: the noise is what plays, the glare
+# what is lit. Of several actuators in the place, those in it are meant (the planner reads
+# them); none in it, the ones on.
+COMPLAINT_CAUSES = {"loud": "playing", "bright": "on"}
 
 # 换个风格 while a background scene runs (seed 004): stop it and ask which scene is next.
 TABLES["CHANGE"] = dict.fromkeys(

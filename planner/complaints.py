@@ -38,18 +38,32 @@ def act(
     acted: list[str] = []
     states = draft.states(devices)
     cause = COMPLAINT_CAUSES.get(kind)
+    said = clause.target.device_type if clause.target is not None else None
+    if said is not None:
+        # 音箱太吵了: of the actuators there, those of the kind said (not the TV beside them).
+        home = draft.ctx.home
+        typed = tuple(d for d in devices if home.device(d).serves_as(said))
+        if not typed:
+            places = dict.fromkeys(shown(home.room(home.device(d).room).name) for d in devices)
+            draft.say("rejected", say("refuse.complaint_none", places=list(places), remedy=kind))
+            return ()
+        devices = typed
     if cause is not None and len(devices) > 1:
         # 太吵了 with a TV and a speaker here: the one playing is the noise; none playing,
-        # the ones on; still several, ask which.
+        # the ones on; still several, ask which. 灯太亮了 names the kind: every light that
+        # is lit is the glare (none lit, each says so).
         read = {d: s for d, s in states.items() if isinstance(s, Mapping)}
         causing = [d for d in devices if d in read and read[d].get(cause) is True]
         causing = causing or [d for d in devices if d in read and read[d].get("on") is True]
-        if len(causing) != 1:
+        if said is not None:
+            devices = tuple(causing or devices)
+        elif len(causing) != 1:
             options = tuple(causing or devices)
             names = [shown(draft.ctx.home.device(d).name) for d in options]
             question = say("ask.one_of", names=names)
             return plan_clauses.act_on(draft, clause, Ask(options, question), focus, rest)
-        devices = tuple(causing)
+        else:
+            devices = tuple(causing)
     for device_id in devices:
         device = draft.ctx.home.device(device_id)
         name = shown(device.name)
