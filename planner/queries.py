@@ -65,6 +65,7 @@ def _asked(
         # device, not once per device (哪些灯开着 over thousands of lights of a few kinds).
         by_kind: dict[frozenset[str], str | None] = {}
         asked: list[tuple[Device, str]] = []
+        ids: list[str] = []
         device_of = draft.ctx.home.device
         for device_id in devices:
             device = device_of(device_id)
@@ -74,18 +75,22 @@ def _asked(
             attribute = by_kind[caps]
             if attribute is not None:
                 asked.append((device, attribute))
-        found = worked[key] = ((clause, devices), (asked, [d.id for d, _ in asked]))
+                ids.append(device_id)
+        found = worked[key] = ((clause, devices), (asked, ids))
     return found[1]
 
 
 def _summary(draft: Draft, clause: Clause, found: Sequence[tuple[str, str, Any]]) -> str:
     """A set or yes/no question answered in one phrase: 有，客厅灯和卧室灯开着."""
     expected = True if clause.expected is None else clause.expected
-    # The state asked about depends on the attribute read alone; each device is in it or not.
-    wants = {a: _wanted(clause.attribute, a, expected) for _, a, _ in found}
+    # The state asked about depends on the attribute read alone (worked out once for each);
+    # each device is in it or not.
+    wants: dict[str, Any] = {}
     matching: list[str] = []
     others: list[str] = []
     for device_id, attribute, value in found:
+        if attribute not in wants:
+            wants[attribute] = _wanted(clause.attribute, attribute, expected)
         (matching if _same_state(value, wants[attribute]) else others).append(device_id)
     attribute = found[0][1]
     word = state_word(attribute, wants[attribute])

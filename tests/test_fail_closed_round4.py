@@ -574,6 +574,20 @@ def test_the_simulated_hub_keeps_a_bounded_list_of_the_latest_commands(demo_home
     )
 
 
+def test_the_simulated_hub_stays_bounded_when_a_batch_is_bigger_than_what_it_keeps(
+    demo_home: Home,
+) -> None:
+    hub = SimulatedHub(demo_home)
+    batch = [
+        Command("light_living", "set_brightness", {"value": i % 101})
+        for i in range(3 * SENT_KEPT // 2)
+    ]
+    for _ in range(4):
+        hub.send_many(batch)
+        assert SENT_KEPT <= len(hub.sent) < 2 * SENT_KEPT
+    assert hub.sent[-1] == ("light_living", "set_brightness", {"value": (len(batch) - 1) % 101})
+
+
 # --- importers take what the APIs return ----------------------------------------------------
 
 SMARTTHINGS = Path(__file__).parent / "data" / "smartthings"

@@ -1,6 +1,7 @@
-"""A loaded home's devices share one object per equal capability set and acts_as set, so the
-catalog's remembered checks compare kinds by identity; and a device's `kind` is made with it,
-so a device changed by `dataclasses.replace` has the kind of what it now is."""
+"""A loaded home's devices share one object per equal capability set, acts_as set and kind, so
+the catalog's remembered checks and the planner's readings find a kind by identity; and a
+device's `kind` is made with it, so a device changed by `dataclasses.replace` has the kind of
+what it now is."""
 
 from __future__ import annotations
 
@@ -24,6 +25,8 @@ def test_equal_sets_are_one_object_and_kinds_follow_them() -> None:
                 alike += first is not other
             if first.acts_as == other.acts_as:
                 assert first.acts_as is other.acts_as
+            if first.kind == other.kind:
+                assert first.kind is other.kind
             assert first.kind[0] is first.capabilities and first.kind[-1] is first.acts_as
     assert alike  # the demo home has devices alike, or this test proves nothing
 
