@@ -709,6 +709,8 @@ def _word_roles(tokens: list[Token], text: str) -> list[Token]:
         kinds = set(map(_KIND, tokens))
     if "THIS_ROOM" in kinds and "ROOM" in kinds:
         tokens = _room_pointed_at(tokens)
+    if text.rstrip(_STOPS).endswith("不") and "NEG" in kinds:
+        tokens = _request_tagged(tokens)  # 可以帮我关下窗帘不: one look at the end first
     if FILLER in kinds and not kinds.isdisjoint(_VALUE_BEFORE):
         tokens = _softened_numbers(tokens)
     repeated = len(kinds) < len(tokens)  # counted before _counts merges 三+个
@@ -1021,6 +1023,25 @@ def _copula_state(tokens: list[Token]) -> list[Token]:
         asked = ("locked", True) if locks else ("on", verb.kind == "ON")
         out[last] = _as(verb, "QSTATE", asked)
     return out
+
+
+def _request_tagged(tokens: list[Token]) -> list[Token]:
+    """A request said with 不 last (可以帮我关下窗帘不, 灯能关一下不: "or not?") asks someone to
+    act: the 不 is a tag, as 行不 is, when a request word and a verb that acts are said."""
+    last = len(tokens) - 1
+    while last >= 0 and tokens[last].kind == "SEP" and not tokens[last].text.isalnum():
+        last -= 1  # a final ？ or 。
+    if (
+        last > 0
+        and tokens[last].text == "不"
+        and any(t.text in REQUESTS for t in tokens)
+        and any(t.kind in _ACTING for t in tokens[:last])
+    ):
+        return [*tokens[:last], _as(tokens[last], FILLER, None), *tokens[last + 1 :]]
+    return tokens
+
+
+_ACTING = frozenset({"ON", "OFF", "SET", "SETV", "REL", "ADJ", "MEDIA", "FEATURE"})
 
 
 # A copula inside a condition or beside a question word is not asking about the verb's state.

@@ -96,3 +96,13 @@ def test_a_tag_never_confirms_the_command_it_follows(command: str, tag: str) -> 
 
     result = Engine.demo().turn(command + tag, "tags")
     assert result.commands == [] and result.outcome in ("confirm", "unknown"), command + tag
+
+
+@settings(SETTINGS, max_examples=300)
+@given(_command(), st.sampled_from(("可以", "能", "帮我", "能不能", "可不可以", "麻烦你")))
+def test_a_request_ending_in_bu_is_the_command(
+    case: tuple[int, str, tuple[str, str]], request: str
+) -> None:
+    index, command, meant = case
+    said = request + command + "不"
+    assert _said(index, said) == ("executed", [meant]), said
