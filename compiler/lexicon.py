@@ -671,6 +671,9 @@ def _word_roles(tokens: list[Token], text: str) -> list[Token]:
     a later pass can meet (tests/test_lexer_passes.py checks that the skips change nothing).
     """
     kinds = set(map(_KIND, tokens))  # no bytecode a token
+    if "还是" in text and FILLER in kinds:
+        tokens = _one_alternative(tokens)  # 电视开着还是关着: one look at the text first
+        kinds = set(map(_KIND, tokens))
     if "SET" in kinds and not kinds.isdisjoint(_SWITCHING):
         tokens = _type_word_rejoined(tokens)
         kinds = set(map(_KIND, tokens))
@@ -1023,6 +1026,39 @@ def _copula_state(tokens: list[Token]) -> list[Token]:
         asked = ("locked", True) if locks else ("on", verb.kind == "ON")
         out[last] = _as(verb, "QSTATE", asked)
     return out
+
+
+def _one_alternative(tokens: list[Token]) -> list[Token]:
+    """A state asked as a choice (电视开着还是关着, 窗帘是开的还是关的, 门锁着还是开着) is asked as
+    one of them: the answer says which holds. The word said as a state is kept (锁着, 关着),
+    else the second; the other, with its 的, says nothing more."""
+    for k, word in enumerate(tokens):
+        if word.kind != FILLER or word.text != "还是" or not 0 < k < len(tokens) - 1:
+            continue
+        left = k - 1
+        while left > 0 and tokens[left].kind in _AROUND_CHOICE:
+            left -= 1
+        right = k + 1
+        if tokens[left].kind not in _CHOICES or tokens[right].kind not in _CHOICES:
+            if any(t.kind in _ACTING for t in tokens[:k]) and any(
+                t.kind in _ACTING for t in tokens[k + 1 :]
+            ):
+                # 开灯还是关灯: which of two commands is asked, never both done: not understood.
+                said = word.said
+                unknown = Token(UNKNOWN, said, said, word.start, "unknown", said)
+                return [*tokens[:k], unknown, *tokens[k + 1 :]]
+            return tokens
+        dropped = (
+            range(k + 1, k + 2)
+            if tokens[left].kind == "STATE" != tokens[right].kind
+            else (range(left, k))
+        )
+        return [_as(t, FILLER, None) if i in dropped else t for i, t in enumerate(tokens)]
+    return tokens
+
+
+_CHOICES = frozenset({"ON", "OFF", "STATE"})
+_AROUND_CHOICE = frozenset({"DE", FILLER})
 
 
 def _request_tagged(tokens: list[Token]) -> list[Token]:
