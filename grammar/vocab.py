@@ -1321,6 +1321,8 @@ TABLES: dict[str, dict[str, Any]] = {
             "别给我",
             "莫",  # Sichuanese, Hunanese: 莫开灯
             "莫要",
+            # The speaker not wanting it (我不想开灯, 俺不要关空调), as SPEAKERS want it.
+            *(who + neg for who in SPEAKERS for neg in ("不想", "不要", "不用")),
         ),
         "neg",
     ),
