@@ -146,6 +146,30 @@ class _Number(NamedTuple):
     unit: Any
 
 
+# A complaint about a named device is a step back from what it does too much of.
+_OF_A_DEVICE: dict[str, Value] = {
+    "bright": Value("relative", "brightness", direction=-1),
+    "dark": Value("relative", "brightness", direction=1),
+    "loud": Value("relative", "volume", direction=-1),
+    "hot": Value("relative", warmth=-1),
+    "cold": Value("relative", warmth=1),
+}
+
+
+def _one_named(target: Target) -> bool:
+    """A target that is one device said by its name, and nothing else."""
+    name = target.name
+    return (
+        name is not None
+        and name.match != "unknown"
+        and not target.places
+        and not target.exclude
+        and target.quantifier == "one"
+        and target.count is None
+        and target.reference is None
+    )
+
+
 def says_strength(word: str, attribute: str | None) -> bool:
     """Whether a change word says more or less of what the device does (开大, 调小, 最强, 开满)
     rather than which way a number goes (调高, 降低): a strength morpheme said last, and no
@@ -492,6 +516,10 @@ class Builder:
             kind = _subject_complaint(subject, kind)
         elif kind in ("high", "low"):
             raise Unsupported("too much or too little of what?", "unexpected_word")
+        if targets is not None and kind in _OF_A_DEVICE and all(_one_named(t) for t in targets):
+            # 客厅灯太亮了 / 卧室空调太冷了 / 电视太吵了 said of a device by its name: that device
+            # does less of what it does too much of, one step (the planner refuses an off light).
+            return [Clause("adjust", t, _OF_A_DEVICE[kind]) for t in targets]
         remedies = COMPLAINT_REMEDIES[kind][0]
         if targets is not None and not all(
             not t.exclude
