@@ -406,14 +406,14 @@ class Builder:
         # 灯关掉电视打开: a clause run on without a pause may start with its target only when
         # that names a device, a kind of device or a place, every word of it known; else a
         # stray word (那个什么来着, 东西) would make a clause of its own.
-        targets = next((c for c in children if type(c) is _Targets), None)
-        for target in targets or ():
+        targets = next(c for c in children if type(c) is _Targets)  # the rule starts with it
+        for target in targets:
             named = target.name is not None and target.name.match != "unknown"
             if not (named or target.device_type or (target.places and target.name is None)):
                 raise Unsupported(
                     "a clause run on without a pause starts with an unknown word",
                     "unexpected_word",
-                    targets.start if targets is not None else 0,
+                    targets.start,
                 )
         return self.target_tail(*children)
 

@@ -29,6 +29,7 @@ from jiayu.grammar.vocab import (
     CLASSIFIERS,
     COMPOUND_WORDS,
     FILLER_WORDS,
+    GREETINGS,
     HELPED_FOR,
     LOCK_STEM,
     NAME_SYNONYMS,
@@ -671,6 +672,9 @@ def _word_roles(tokens: list[Token], text: str) -> list[Token]:
     a later pass can meet (tests/test_lexer_passes.py checks that the skips change nothing).
     """
     kinds = set(map(_KIND, tokens))  # no bytecode a token
+    if "NOT_HOME" in kinds:
+        tokens = _greeted(tokens)  # 你好，打开灯
+        kinds = set(map(_KIND, tokens))
     if "还是" in text and FILLER in kinds:
         tokens = _one_alternative(tokens)  # 电视开着还是关着: one look at the text first
         kinds = set(map(_KIND, tokens))
@@ -1028,6 +1032,16 @@ def _copula_state(tokens: list[Token]) -> list[Token]:
     return out
 
 
+def _greeted(tokens: list[Token]) -> list[Token]:
+    """你好，打开灯: a greeting said first, before more words, is said to the assistant, as a
+    wake word is: a filler. Alone (你好) it stays a word of another domain."""
+    words = _said_at(tokens)
+    first = words[0]
+    if len(words) > 1 and tokens[first].kind == "NOT_HOME" and tokens[first].text in GREETINGS:
+        return [*tokens[:first], _as(tokens[first], FILLER, None), *tokens[first + 1 :]]
+    return tokens
+
+
 def _one_alternative(tokens: list[Token]) -> list[Token]:
     """A state asked as a choice (电视开着还是关着, 窗帘是开的还是关的, 门锁着还是开着) is asked as
     one of them: the answer says which holds. The word said as a state is kept (锁着, 关着),
@@ -1064,9 +1078,8 @@ _AROUND_CHOICE = frozenset({"DE", FILLER})
 def _request_tagged(tokens: list[Token]) -> list[Token]:
     """A request said with 不 last (可以帮我关下窗帘不, 灯能关一下不: "or not?") asks someone to
     act: the 不 is a tag, as 行不 is, when a request word and a verb that acts are said."""
-    last = len(tokens) - 1
-    while last >= 0 and tokens[last].kind == "SEP" and not tokens[last].text.isalnum():
-        last -= 1  # a final ？ or 。
+    words = _said_to_the_stop(tokens)  # a final ？ or 。 ends it
+    last = words[-1] if words else 0
     if (
         last > 0
         and tokens[last].text == "不"

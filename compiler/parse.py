@@ -14,7 +14,6 @@ from jiayu.compiler.build import Builder, Unsupported, builder_of
 from jiayu.compiler.confidence import CERTAIN, confidence
 from jiayu.compiler.lalr import Node, Stuck, tables
 from jiayu.compiler.lexicon import FILLER, Lexicon
-from jiayu.grammar.vocab import GREETINGS
 from jiayu.ir import Clause, Compiled, NoParse, Parse, Token
 from jiayu.text import MAX_LENGTH, normalize
 
@@ -90,13 +89,6 @@ def compile_normalized(text: str, norm: str, lexicon: Lexicon) -> Compiled:
     matches = set(map(_MATCH, words))
     # Most utterances have no unknown word and none of another domain: nothing to look for.
     if "unknown" in matches or "NOT_HOME" in kinds:
-        if kinds[0] == "NOT_HOME" and words[0].text in GREETINGS and len(words) > 1:
-            # 你好，打开灯: a greeting before a command is said to the assistant, as a wake
-            # word is, so a filler; alone (你好) it stays a word of another domain.
-            greeting = words[0]
-            tokens = [_as_filler(t) if t is greeting else t for t in tokens]
-            words = words[1:]
-            kinds = kinds[1:]
         outside = _outside(norm, words, tokens, lexicon.name_chars)
         if outside is not None:
             return outside
@@ -215,10 +207,6 @@ _AFTER_NAME = frozenset(
         "SPEED",
     }
 )
-
-
-def _as_filler(token: Token) -> Token:
-    return Token(FILLER, token.text, token.said, token.start, token.match, token.value)
 
 
 def _outside(

@@ -13,7 +13,7 @@ from typing import Any
 WAKE_WORDS = ("小爱同学", "小爱", "天猫精灵", "小度小度", "小度", "嘿siri", "heysiri", "你好小智")
 
 # Greetings: a word of another domain said alone (你好), said to the assistant before a
-# command (你好，打开灯: compiler/parse.py drops it there).
+# command (你好，打开灯: compiler/lexicon.py makes it a filler there).
 GREETINGS = ("你好", "您好", "早上好", "晚上好", "下午好", "中午好", "嗨", "你好呀", "您好呀")
 
 # The speaker saying they want it (我要开灯, 俺想看电视, 人家要开灯), in the registers'
