@@ -99,6 +99,16 @@ _CLASSIFIERS = {"Light": "盏"}
 _UNRELATED = ("香蕉", "钢琴", "沙漠", "熊猫", "数学", "飞机", "跑步", "葡萄", "足球", "作业")
 
 
+def _switched_devices(home: Home) -> list[tuple[Device, str, str]]:
+    """The devices 打开/关闭 switch on and off, each with its room and its bare name."""
+    return _devices(home, lambda d: d.type in _SWITCHED and "onoff" in d.capabilities)
+
+
+# The on/off verbs that order it; 开着 / 关着 also say a state (书房灯开着 is asked).
+_ORDER_ON = [v for v in _ON if not v.endswith("着")]
+_ORDER_OFF = [v for v in _OFF if not v.endswith("着")]
+
+
 def _target(room: str, link: str, device: Device, bare: str) -> str:
     """Room, link, bare name: 客厅灯, 客厅的灯, 客厅那个灯, 客厅那盏灯 (那台空调)."""
     if link == "那一":
@@ -133,9 +143,7 @@ def _switch(draw: st.DrawFn, *, unrelated: bool = False) -> tuple[int, str, tupl
     """An on/off command on a switchable device: (home, text, (device, command))."""
     index = draw(st.integers(0, len(_HOMES) - 1))
     home = _engine(index).home
-    device, room, bare = draw(
-        st.sampled_from(_devices(home, lambda d: d.type in _SWITCHED and "onoff" in d.capabilities))
-    )
+    device, room, bare = draw(st.sampled_from(_switched_devices(home)))
     on = draw(st.booleans())
     verb = draw(st.sampled_from(_ON if on else _OFF))
     link = draw(st.sampled_from(_LINKS))
@@ -252,7 +260,7 @@ def _listed(draw: st.DrawFn) -> tuple[int, str, set[str]]:
     target alone resolves to."""
     index = draw(st.integers(0, len(_HOMES) - 1))
     home = _engine(index).home
-    switched = _devices(home, lambda d: d.type in _SWITCHED and "onoff" in d.capabilities)
+    switched = _switched_devices(home)
     first, room, bare = draw(st.sampled_from(switched))
     here = [(d, b) for d, r, b in switched if r == room and d.id != first.id]
     others = [(d, r + b) for d, r, b in switched if d.id != first.id]

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from test_paraphrase import _HOMES, _OFF, _ON, _SWITCHED, SETTINGS, _devices, _engine
+from test_paraphrase import _HOMES, _OFF, _ON, SETTINGS, _engine, _switched_devices
 
 from jiayu.executor.hubs import SimulatedHub
 from jiayu.result import Result
@@ -24,9 +24,7 @@ _CHOICES = (
 def _device(draw: st.DrawFn) -> tuple[int, str]:
     index = draw(st.integers(0, len(_HOMES) - 1))
     home = _engine(index).home
-    _d, room, bare = draw(
-        st.sampled_from(_devices(home, lambda d: d.type in _SWITCHED and "onoff" in d.capabilities))
-    )
+    _d, room, bare = draw(st.sampled_from(_switched_devices(home)))
     return index, room + bare
 
 
@@ -52,7 +50,7 @@ def test_a_state_asked_as_a_choice_is_answered(
 def _two_commands(draw: st.DrawFn) -> tuple[int, str]:
     index = draw(st.integers(0, len(_HOMES) - 1))
     home = _engine(index).home
-    devices = _devices(home, lambda d: d.type in _SWITCHED and "onoff" in d.capabilities)
+    devices = _switched_devices(home)
     (_a, room_a, bare_a), (_b, room_b, bare_b) = (draw(st.sampled_from(devices)) for _ in "ab")
     first = draw(st.sampled_from(_ON)) + room_a + bare_a
     return index, first + "还是" + draw(st.sampled_from(_OFF)) + room_b + bare_b

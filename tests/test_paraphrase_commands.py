@@ -24,12 +24,12 @@ from test_paraphrase import (
     _HOMEGEN,
     _HOMES,
     _LINKS,
-    _SWITCHED,
     SETTINGS,
     _devices,
     _engine,
     _noisy,
     _said,
+    _switched_devices,
     _target,
     _wrap,
 )
@@ -161,9 +161,7 @@ def _delayed(draw: st.DrawFn, *, unrelated: bool = False) -> tuple[int, str, Any
     """A switching command after a delay: (home, text, (device, command, seconds))."""
     index = draw(st.integers(0, len(_HOMES) - 1))
     home = _engine(index).home
-    device, room, bare = draw(
-        st.sampled_from(_devices(home, lambda d: d.type in _SWITCHED and "onoff" in d.capabilities))
-    )
+    device, room, bare = draw(st.sampled_from(_switched_devices(home)))
     amounts = [draw(st.integers(0, 12)), draw(st.integers(0, 59)), draw(st.integers(0, 59))]
     if not any(amounts):
         amounts[1] = 1

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
-from test_paraphrase import _HOMES, _OFF, _ON, _SWITCHED, SETTINGS, _devices, _engine
+from test_paraphrase import _HOMES, _ORDER_OFF, _ORDER_ON, SETTINGS, _engine, _switched_devices
 
 from jiayu.executor.hubs import SimulatedHub
 from jiayu.grammar.vocab import NAME_SYNONYMS
@@ -16,14 +16,14 @@ from jiayu.grammar.vocab import NAME_SYNONYMS
 def _variant(draw: st.DrawFn) -> tuple[int, str, str]:
     index = draw(st.integers(0, len(_HOMES) - 1))
     home = _engine(index).home
-    switched = _devices(home, lambda d: d.type in _SWITCHED and "onoff" in d.capabilities)
+    switched = _switched_devices(home)
     varied = [
         (d, room, bare) for d, room, bare in switched if any(u in bare for u, _ in NAME_SYNONYMS)
     ]
     assume(varied)
     _device, room, bare = draw(st.sampled_from(varied))
     usual, variant = draw(st.sampled_from([(u, v) for u, v in NAME_SYNONYMS if u in bare]))
-    verb = draw(st.sampled_from([v for v in (*_ON, *_OFF) if not v.endswith("着")]))
+    verb = draw(st.sampled_from([*_ORDER_ON, *_ORDER_OFF]))
     link = draw(st.sampled_from(("", "的")))
     said = verb + room + link + bare
     return index, said, verb + room + link + bare.replace(usual, variant, 1)

@@ -20,11 +20,10 @@ from test_paraphrase import (
     _OFF,
     _ON,
     _REQUESTS,
-    _SWITCHED,
     _UNRELATED,
     SETTINGS,
-    _devices,
     _engine,
+    _switched_devices,
 )
 
 from jiayu.executor.hubs import SimulatedHub
@@ -62,9 +61,7 @@ def _switchable(draw: st.DrawFn) -> tuple[int, Device, str, str]:
     name: (home, device, room, bare name)."""
     index = draw(st.integers(0, len(_HOMES) - 1))
     home = _engine(index).home
-    device, room, bare = draw(
-        st.sampled_from(_devices(home, lambda d: d.type in _SWITCHED and "onoff" in d.capabilities))
-    )
+    device, room, bare = draw(st.sampled_from(_switched_devices(home)))
     return index, device, room, bare
 
 

@@ -27,13 +27,13 @@ from test_paraphrase import (
     _HOMES,
     _LINKS,
     _OFF,
-    _SWITCHED,
     _UNRELATED,
     SETTINGS,
     _devices,
     _engine,
     _said,
     _switch,
+    _switched_devices,
     _target,
 )
 
@@ -101,9 +101,7 @@ def _conditioned(
     """如果<target><being on>(的话)就<off verb>: (home, text, state, device, whether it is on)."""
     index = draw(st.integers(0, len(_HOMES) - 1))
     home = _engine(index).home
-    device, room, bare = draw(
-        st.sampled_from(_devices(home, lambda d: d.type in _SWITCHED and "onoff" in d.capabilities))
-    )
+    device, room, bare = draw(st.sampled_from(_switched_devices(home)))
     on = draw(st.booleans())
     being = draw(st.sampled_from(_BEING_ON))
     if unrelated:
@@ -231,9 +229,7 @@ _ASKED_AFTER = {
 def _looked(draw: st.DrawFn, *, wrong: bool = False) -> tuple[int, str, str, str]:
     index = draw(st.integers(0, len(_HOMES) - 1))
     home = _engine(index).home
-    device, room, bare = draw(
-        st.sampled_from(_devices(home, lambda d: d.type in _SWITCHED and "onoff" in d.capabilities))
-    )
+    device, room, bare = draw(st.sampled_from(_switched_devices(home)))
     way = draw(st.sampled_from(sorted(_ASKED_AFTER)))
     asked = draw(st.sampled_from(_ASKED_AFTER[way]))
     if wrong:  # a 吗 after the verb: a request around it cannot be told from an order

@@ -7,7 +7,15 @@ from __future__ import annotations
 
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
-from test_paraphrase import _HOMES, _OFF, _ON, _SWITCHED, _UNRELATED, SETTINGS, _devices, _engine
+from test_paraphrase import (
+    _HOMES,
+    _ORDER_OFF,
+    _ORDER_ON,
+    _UNRELATED,
+    SETTINGS,
+    _engine,
+    _switched_devices,
+)
 
 from jiayu.executor.hubs import SimulatedHub
 
@@ -18,13 +26,13 @@ _LINKED = ("", "也")  # 电视也关掉: said inside the second clause
 def _run_on(draw: st.DrawFn, *, unrelated: bool = False) -> tuple[int, str, list[tuple[str, str]]]:
     index = draw(st.integers(0, len(_HOMES) - 1))
     home = _engine(index).home
-    switched = _devices(home, lambda d: d.type in _SWITCHED and "onoff" in d.capabilities)
+    switched = _switched_devices(home)
     first, second = draw(st.lists(st.sampled_from(switched), min_size=2, max_size=2, unique=True))
     assume(first[0].id != second[0].id)
     meant, said = [], []
     for (device, room, bare), link in ((first, ""), (second, draw(st.sampled_from(_LINKED)))):
         on = draw(st.booleans())
-        verb = draw(st.sampled_from([v for v in (_ON if on else _OFF) if not v.endswith("着")]))
+        verb = draw(st.sampled_from(_ORDER_ON if on else _ORDER_OFF))
         said.append(room + bare + link + verb)
         meant.append((device.id, "turn_on" if on else "turn_off"))
     if unrelated:

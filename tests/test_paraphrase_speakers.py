@@ -9,7 +9,15 @@ from __future__ import annotations
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from test_paraphrase import _HOMES, _OFF, _ON, _SWITCHED, _UNRELATED, SETTINGS, _devices, _engine
+from test_paraphrase import (
+    _HOMES,
+    _ORDER_OFF,
+    _ORDER_ON,
+    _UNRELATED,
+    SETTINGS,
+    _engine,
+    _switched_devices,
+)
 
 from jiayu.executor.hubs import SimulatedHub
 from jiayu.grammar.vocab import GREETINGS, HELPED_FOR, TABLES, WANTING
@@ -21,11 +29,9 @@ _NEGATIONS = sorted(TABLES["NEG"])
 def _command(draw: st.DrawFn) -> tuple[int, str, tuple[str, str]]:
     index = draw(st.integers(0, len(_HOMES) - 1))
     home = _engine(index).home
-    device, room, bare = draw(
-        st.sampled_from(_devices(home, lambda d: d.type in _SWITCHED and "onoff" in d.capabilities))
-    )
+    device, room, bare = draw(st.sampled_from(_switched_devices(home)))
     on = draw(st.booleans())
-    verb = draw(st.sampled_from([v for v in (_ON if on else _OFF) if not v.endswith("着")]))
+    verb = draw(st.sampled_from(_ORDER_ON if on else _ORDER_OFF))
     return index, verb + room + bare, (device.id, "turn_on" if on else "turn_off")
 
 

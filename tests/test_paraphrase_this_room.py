@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from test_paraphrase import _HOMES, _OFF, _ON, _SWITCHED, SETTINGS, _devices, _engine
+from test_paraphrase import _HOMES, _ORDER_OFF, _ORDER_ON, SETTINGS, _engine, _switched_devices
 
 from jiayu.executor.hubs import SimulatedHub
 from jiayu.grammar.vocab import TABLES
@@ -20,10 +20,8 @@ def _here(draw: st.DrawFn) -> tuple[int, str, str, str]:
     """(home, room id, said with a word for here, said with the room's name)."""
     index = draw(st.integers(0, len(_HOMES) - 1))
     home = _engine(index).home
-    device, room, bare = draw(
-        st.sampled_from(_devices(home, lambda d: d.type in _SWITCHED and "onoff" in d.capabilities))
-    )
-    verb = draw(st.sampled_from([v for v in (*_ON, *_OFF) if not v.endswith("着")]))
+    device, room, bare = draw(st.sampled_from(_switched_devices(home)))
+    verb = draw(st.sampled_from([*_ORDER_ON, *_ORDER_OFF]))
     link = draw(st.sampled_from(_LINKS))
     here = draw(st.sampled_from(_HERE))
     return index, device.room, "把" + here + link + bare + verb, "把" + room + link + bare + verb

@@ -20,13 +20,14 @@ from test_paraphrase import (
     _HOMEGEN,
     _HOMES,
     _LINKS,
-    _OFF,
-    _ON,
+    _ORDER_OFF,
+    _ORDER_ON,
     _SWITCHED,
     SETTINGS,
     _devices,
     _engine,
     _noisy,
+    _switched_devices,
     _target,
     _wrap,
 )
@@ -200,11 +201,9 @@ def _placed(draw: st.DrawFn, *, unrelated: bool = False) -> tuple[int, str | Non
     这边: that room, wherever the speaker is): (home, speaker's room, text, what is sent)."""
     index = draw(st.integers(0, len(_HOMES) - 1))
     home = _engine(index).home
-    device, room, bare = draw(
-        st.sampled_from(_devices(home, lambda d: d.type in _SWITCHED and "onoff" in d.capabilities))
-    )
+    device, room, bare = draw(st.sampled_from(_switched_devices(home)))
     on = draw(st.booleans())
-    verb = draw(st.sampled_from([v for v in (_ON if on else _OFF) if not v.endswith("着")]))
+    verb = draw(st.sampled_from(_ORDER_ON if on else _ORDER_OFF))
     here = draw(st.booleans())
     area = device.room if here else draw(st.sampled_from([r.id for r in home.rooms]))
     after = draw(st.booleans())
