@@ -676,7 +676,7 @@ def _word_roles(tokens: list[Token], text: str) -> list[Token]:
         tokens = _greeted(tokens)  # 你好，打开灯
         kinds = set(map(_KIND, tokens))
     if "还是" in text and FILLER in kinds:
-        tokens = _one_alternative(tokens)  # 电视开着还是关着: one look at the text first
+        tokens = _one_alternative(tokens, text)  # 电视开着还是关着: one look at the text first
         kinds = set(map(_KIND, tokens))
     if "SET" in kinds and not kinds.isdisjoint(_SWITCHING):
         tokens = _type_word_rejoined(tokens)
@@ -1042,7 +1042,7 @@ def _greeted(tokens: list[Token]) -> list[Token]:
     return tokens
 
 
-def _one_alternative(tokens: list[Token]) -> list[Token]:
+def _one_alternative(tokens: list[Token], text: str) -> list[Token]:
     """A state asked as a choice (电视开着还是关着, 窗帘是开的还是关的, 门锁着还是开着) is asked as
     one of them: the answer says which holds. The word said as a state is kept (锁着, 关着),
     else the second; the other, with its 的, says nothing more."""
@@ -1058,8 +1058,7 @@ def _one_alternative(tokens: list[Token]) -> list[Token]:
                 t.kind in _ACTING for t in tokens[k + 1 :]
             ):
                 # 开灯还是关灯: which of two commands is asked, never both done: not understood.
-                said = word.said
-                unknown = Token(UNKNOWN, said, said, word.start, "unknown", said)
+                unknown = _unknown(text, word.start, word.start + len(word.said))
                 return [*tokens[:k], unknown, *tokens[k + 1 :]]
             return tokens
         dropped = (
