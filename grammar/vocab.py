@@ -1488,7 +1488,7 @@ DEGREES = (
     *("太", "好", "有点", "很", "真", "特别", "超", "贼", "巨", "忒", "老", "蛮", "挺", "非常"),
     *("这么", "咋这么", "怎么这么"),  # 咋这么黑: a complaint said as wonder
     *("有些", "有一点", "有一些", "太过", "十分", "相当", "实在", "怪"),  # 怪冷的 (Northeastern)
-    *("好鬼", "劲"),  # Cantonese: 好鬼热, 劲冻
+    *("好鬼", "劲", "有啲"),  # Cantonese: 好鬼热, 劲冻, 有啲焗
     "有够",  # Taiwanese 有夠熱
 )
 # Who feels the cold or the heat, said before the complaint (我有点冷, 我好热, 我冻死了); only
@@ -1507,7 +1507,7 @@ QUALITIES: dict[str, tuple[str, ...]] = {
     "hot": ("热", "闷", "闷热", "燥热"),
     "cold": ("冷", "冻"),
     "dark": ("暗", "黑"),
-    "bright": ("亮", "刺眼", "晃眼"),
+    "bright": ("亮", "刺眼", "晃眼", "光"),  # Cantonese 光 (bright): 太光
     "loud": ("吵", "嘈", "大声", "响"),
     "dry": ("干", "干燥", "燥"),
     "damp": ("潮", "潮湿", "湿"),
