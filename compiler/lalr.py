@@ -14,8 +14,9 @@ import logging
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
-from importlib import resources
 from typing import Any
+
+from jiayu import shipped
 
 log = logging.getLogger(__name__)
 
@@ -26,7 +27,7 @@ TABLES_FILE = "jiayu.tables.json"
 
 
 def grammar_text() -> str:
-    return resources.files("jiayu.grammar").joinpath("jiayu.lark").read_text("utf-8")
+    return shipped.read_text("jiayu.grammar", "jiayu.lark")
 
 
 @dataclass(frozen=True, slots=True)
@@ -165,11 +166,12 @@ def tables() -> Tables:
 
 def _load() -> dict[str, Any]:
     grammar = grammar_text()
-    shipped = resources.files("jiayu.grammar").joinpath(TABLES_FILE)
-    if shipped.is_file():
-        data: dict[str, Any] = json.loads(shipped.read_text("utf-8"))
-        if data.get("grammar") == grammar:
-            return data
+    try:
+        data: dict[str, Any] = json.loads(shipped.read_text("jiayu.grammar", TABLES_FILE))
+    except FileNotFoundError:
+        data = {}
+    if data.get("grammar") == grammar:
+        return data
     log.warning(
         "grammar/%s is older than the grammar: building the tables with Lark "
         "(run `python -m jiayu.compiler.tables` to write them)",

@@ -18,9 +18,9 @@ import re
 import stat
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from functools import cache
-from importlib.resources import files
 from typing import TYPE_CHECKING, Any, cast
 
+from jiayu import shipped
 from jiayu.errors import InputError, Problem, json_pointer
 
 if TYPE_CHECKING:
@@ -205,7 +205,7 @@ class Schema:
 @cache
 def load_schema(name: str) -> Schema:
     """The schema `jiayu/schemas/{name}.schema.json`, compiled once."""
-    text = (files("jiayu") / "schemas" / f"{name}.schema.json").read_text(encoding="utf-8")
+    text = shipped.read_text("jiayu", f"schemas/{name}.schema.json")
     loaded: Mapping[str, Any] = json.loads(text)
     return Schema(loaded)
 
