@@ -172,7 +172,7 @@ def _load() -> dict[str, Any]:
     grammar = grammar_text()
     try:
         data: dict[str, Any] = json.loads(shipped.read_text("jiayu.grammar", TABLES_FILE))
-    except FileNotFoundError:
+    except OSError:  # none shipped: built below, as for a stale one
         data = {}
     if data.get("grammar") == grammar:
         return data

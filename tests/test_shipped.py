@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import sys
+import zipfile
 from importlib import resources
+from pathlib import Path
 
 import pytest
 
@@ -24,5 +27,19 @@ def test_a_shipped_file_reads_as_importlib_resources_reads_it(package: str, name
 
 
 def test_a_file_the_package_does_not_ship_is_an_error_not_empty_text() -> None:
-    with pytest.raises(FileNotFoundError):
+    with pytest.raises(OSError):
         shipped.read_text("jiayu.grammar", "no-such-file.json")
+
+
+def test_a_package_imported_from_a_zip_reads_its_files_from_the_zip(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    archive = tmp_path / "packed.zip"
+    with zipfile.ZipFile(archive, "w") as packed:
+        packed.writestr("zipped_pkg/__init__.py", "")
+        packed.writestr("zipped_pkg/data/words.txt", "打开客厅灯")
+    monkeypatch.syspath_prepend(str(archive))
+    assert shipped.read_text("zipped_pkg", "data/words.txt") == "打开客厅灯"
+    with pytest.raises(OSError):
+        shipped.read_text("zipped_pkg", "data/none.txt")
+    del sys.modules["zipped_pkg"]  # imported from a file the test removes
