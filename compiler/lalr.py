@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from jiayu import shipped
+from jiayu.jsonfile import shipped_text
 
 log = logging.getLogger(__name__)
 
@@ -27,7 +27,7 @@ TABLES_FILE = "jiayu.tables.json"
 
 
 def grammar_text() -> str:
-    return shipped.read_text("jiayu.grammar", "jiayu.lark")
+    return shipped_text("jiayu.grammar", "jiayu.lark")
 
 
 @dataclass(frozen=True, slots=True)
@@ -171,7 +171,7 @@ def tables() -> Tables:
 def _load() -> dict[str, Any]:
     grammar = grammar_text()
     try:
-        data: dict[str, Any] = json.loads(shipped.read_text("jiayu.grammar", TABLES_FILE))
+        data: dict[str, Any] = json.loads(shipped_text("jiayu.grammar", TABLES_FILE))
     except OSError:  # none shipped: built below, as for a stale one
         data = {}
     if data.get("grammar") == grammar:

@@ -1,4 +1,4 @@
-"""jiayu.shipped reads the files shipped in jiayu's packages as importlib.resources does."""
+"""shipped_text reads the files shipped in jiayu's packages as importlib.resources does."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from jiayu import shipped
+from jiayu.jsonfile import shipped_text
 
 
 @pytest.mark.parametrize(
@@ -23,12 +23,12 @@ from jiayu import shipped
 )
 def test_a_shipped_file_reads_as_importlib_resources_reads_it(package: str, name: str) -> None:
     expected = resources.files(package).joinpath(name).read_text("utf-8")
-    assert shipped.read_text(package, name) == expected
+    assert shipped_text(package, name) == expected
 
 
 def test_a_file_the_package_does_not_ship_is_an_error_not_empty_text() -> None:
     with pytest.raises(OSError):
-        shipped.read_text("jiayu.grammar", "no-such-file.json")
+        shipped_text("jiayu.grammar", "no-such-file.json")
 
 
 def test_a_package_imported_from_a_zip_reads_its_files_from_the_zip(
@@ -39,7 +39,7 @@ def test_a_package_imported_from_a_zip_reads_its_files_from_the_zip(
         packed.writestr("zipped_pkg/__init__.py", "")
         packed.writestr("zipped_pkg/data/words.txt", "打开客厅灯")
     monkeypatch.syspath_prepend(str(archive))
-    assert shipped.read_text("zipped_pkg", "data/words.txt") == "打开客厅灯"
+    assert shipped_text("zipped_pkg", "data/words.txt") == "打开客厅灯"
     with pytest.raises(OSError):
-        shipped.read_text("zipped_pkg", "data/none.txt")
+        shipped_text("zipped_pkg", "data/none.txt")
     del sys.modules["zipped_pkg"]  # imported from a file the test removes
