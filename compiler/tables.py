@@ -32,8 +32,8 @@ from jiayu.compiler.lalr import TABLES_FILE, grammar_text
 def build_tables(grammar: str) -> dict[str, Any]:
     """The LALR tables of `grammar` and its rules' tree shapes, as plain JSON data.
 
-    states: one object per state, token or rule name → action: n ≥ 0 shifts to (or, for a
-    rule name, goes to) state n; n < 0 reduces by rule -1-n.
+    states: one line per state, of token or rule names each followed by its action: n ≥ 0
+    shifts to (or, for a rule name, goes to) state n; n < 0 reduces by rule -1-n.
     rules: [rule name, tree name, length of the right-hand side, expand single child,
     children kept], where children kept is null (all, as they are) or [[index, splice], ...]."""
     from lark import Lark
@@ -87,6 +87,7 @@ def build_tables(grammar: str) -> dict[str, Any]:
         )
     names = {rule.origin.name for rule in lark.rules}
     terminals = sorted({symbol for actions in states for symbol in actions} - names)
+    lines = [" ".join(f"{symbol} {n}" for symbol, n in actions.items()) for actions in states]
     return {
         "generated_by": "python -m jiayu.compiler.tables; do not edit",
         "grammar": grammar,
@@ -94,7 +95,7 @@ def build_tables(grammar: str) -> dict[str, Any]:
         "end": number[table.end_states["start"]],
         "terminals": terminals,
         "rules": rules,
-        "states": states,
+        "states": lines,
     }
 
 

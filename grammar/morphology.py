@@ -67,7 +67,8 @@ def _switching(
     around 一 (开一开)."""
     bases = _said_plainly(stems, complements)
     bases += [verb + result for verb in v.DOING_VERBS for result in results]
-    forms = [base + aspect for base in bases for aspect in ("", *_bound_aspects(v))]
+    endings = ("", *_bound_aspects(v))  # once: the comprehension would remake it per base
+    forms = [base + aspect for base in bases for aspect in endings]
     forms += [stem + "一" + stem for stem in stems if len(stem) == 1]
     return forms
 
@@ -222,6 +223,7 @@ def derived() -> dict[str, dict[str, Any]]:
     """Every composed form, by the kind of word it is (the grammar terminal), before the
     listed words are taken out."""
     v = _vocab()
+    endings = ("", *_bound_aspects(v))
     return {
         # In this order: 开着 is the command (keep it on), 关着 and 锁着 the states.
         "ON": dict.fromkeys(_switching(v, v.ON_STEMS, v.ON_COMPLEMENTS, v.ON_RESULTS), "on"),
@@ -254,7 +256,7 @@ def derived() -> dict[str, dict[str, Any]]:
                     verb + result + aspect
                     for verb in v.DOING_VERBS
                     for result in v.STOP_RESULTS
-                    for aspect in ("", *_bound_aspects(v))
+                    for aspect in endings
                 ),
                 "stop",
             ),

@@ -105,6 +105,22 @@ def test_the_shipped_tables_are_built_from_the_grammar_as_it_is() -> None:
     assert shipped == json.loads(json.dumps(build_tables(grammar_text()), ensure_ascii=False))
 
 
+def test_each_state_is_read_from_its_line_as_lark_built_it_the_empty_one_too() -> None:
+    # The parse reads a state's line when it first reaches it; reading all of them gives
+    # Lark's actions, and the state after the whole parse (no actions) reads as none.
+    shipped = Tables(lalr._load())
+    for state in range(len(shipped.states)):
+        shipped._read(state)
+    built = [_actions(line) for line in build_tables(grammar_text())["states"]]
+    assert shipped.states == built
+    assert {} in shipped.states
+
+
+def _actions(line: str) -> dict[str, int]:
+    words = line.split()
+    return {words[i]: int(words[i + 1]) for i in range(0, len(words), 2)}
+
+
 def test_every_corpus_sentence_parses_as_lark_parses_it() -> None:
     sequences = _corpus_kinds()
     assert len(sequences) > 500
