@@ -19,8 +19,9 @@ import threading
 from array import array
 from bisect import bisect_left
 from dataclasses import dataclass
-from importlib import resources
 from itertools import combinations, product
+
+from jiayu.jsonfile import shipped_text
 
 MAX_VARIANTS = 8
 """Heteronym readings kept per name: enough for real names, bounded for odd ones."""
@@ -44,7 +45,7 @@ class _Table:
 
     @staticmethod
     def load() -> _Table:
-        text = resources.files("jiayu.compiler").joinpath("pinyin_readings.txt").read_text("utf-8")
+        text = shipped_text("jiayu.compiler", "pinyin_readings.txt")
         head, tail = text.split("\n\n")
         rows = [line.split(" ") for line in head.splitlines() if not line.startswith("#")]
         index = {syllable: i for i, (syllable, _) in enumerate(rows)}

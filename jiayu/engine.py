@@ -17,7 +17,6 @@ import os
 import time
 from collections.abc import Callable
 from datetime import datetime
-from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -120,6 +119,8 @@ class Engine:
     @classmethod
     def demo(cls, **kwargs: Any) -> Engine:
         """An engine on the bundled demo home (示范之家), on the simulated hub by default."""
+        from importlib import resources  # here: importing it imports tempfile, shutil, bz2, lzma
+
         return cls.from_file(str(resources.files("jiayu.corpus").joinpath(DEMO_HOME)), **kwargs)
 
     def session(self, session_id: str) -> Session:

@@ -30,18 +30,16 @@ import fcntl
 import json
 import math
 import os
-import tempfile
 import threading
 import weakref
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import cache
-from importlib.resources import files
 from pathlib import Path
 from typing import Any, Protocol
 
 from jiayu.errors import InputError, JiayuError, Problem, json_pointer
-from jiayu.jsonfile import read_json
+from jiayu.jsonfile import read_json, shipped_text
 
 VERSION = 1
 
@@ -125,7 +123,7 @@ def value_problem(key: str, value: object) -> str | None:
 @cache
 def device_types() -> frozenset[str]:
     """The device types of the home file's schema: one list for homes and preferences."""
-    text = (files("jiayu") / "schemas" / "home.schema.json").read_text(encoding="utf-8")
+    text = shipped_text("jiayu", "schemas/home.schema.json")
     return frozenset(json.loads(text)["$defs"]["type"]["enum"])
 
 
@@ -350,6 +348,8 @@ def write_state_file(path: Path, data: object) -> None:
     text = json.dumps(data, ensure_ascii=False, indent=1, allow_nan=False) + "\n"
     folder = path.parent
     try:
+        import tempfile  # here: a turn that stores no preference never needs it
+
         fd, temp = tempfile.mkstemp(dir=folder, prefix=f".{path.name}.", suffix=".tmp")
         try:
             with os.fdopen(fd, "w", encoding="utf-8") as handle:

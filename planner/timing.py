@@ -5,7 +5,6 @@ keeps them is executor/schedules.py; firing them is the drivers' job."""
 from __future__ import annotations
 
 import math
-import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, time, timedelta
@@ -84,6 +83,8 @@ def _wall(day: date, at: time, now: datetime) -> datetime:
 
 def new_schedule_id() -> str:
     """A fresh id for a schedule: short enough to read in a log, random enough not to repeat."""
+    import uuid  # here: a first turn schedules nothing, and uuid imports platform
+
     return uuid.uuid4().hex[:12]
 
 
