@@ -212,7 +212,8 @@ def test_compiling_an_utterance_imports_neither_lark_nor_asyncio() -> None:
         "from jiayu.engine import Engine\n"
         f"engine = Engine.from_file({str(CORPUS / 'homes' / 'demo.json')!r})\n"
         "assert engine.turn('打开客厅灯').outcome == 'executed'\n"
-        "unwanted = ('lark', 'asyncio', 'ssl', 'hashlib', 'importlib.resources', 'tempfile', 'uuid')\n"
+        "unwanted = ('lark', 'asyncio', 'ssl', 'hashlib', 'importlib.resources',\n"
+        "            'tempfile', 'uuid')\n"
         "print(sorted(m for m in unwanted if m in sys.modules))\n"
     )
     done = subprocess.run(
