@@ -176,6 +176,40 @@ def _asked_either_way(v: ModuleType) -> dict[str, tuple[str, bool]]:
     }
 
 
+def _asked_after_a_verb(v: ModuleType) -> dict[str, Any]:
+    """是多少, 设的多少度, 定的几度, 显示什么模式: a question word after a verb of being or of
+    setting asks the same (of what the device is set to, or shows); 在干嘛, 正在做什么: what a
+    device is doing is its state."""
+    asked = {
+        lead + base: v.TABLES["QWORD"][base] for lead in v.ASKED_LEADS for base in v.ASKED_BASES
+    }
+    return {**asked, **dict.fromkeys(_doing_asked(v), "state")}
+
+
+def _doing_asked(v: ModuleType) -> list[str]:
+    return [
+        lead + verb + what
+        for lead in v.DOING_LEADS
+        for verb in v.DOING_ASKED_VERBS
+        for what in v.DOING_WHAT
+    ]
+
+
+def _separated(v: ModuleType) -> dict[str, dict[str, Any]]:
+    """静个音, 摇一下头, 摇一摇头, 摇摇头: a verb and its object listed as one word (SEPARABLE),
+    parted by a softener or a classifier, or around the verb said again, by the kind and value
+    of the word."""
+    out: dict[str, dict[str, Any]] = {}
+    for kind, table in v.TABLES.items():
+        for word in v.SEPARABLE:
+            if word in table:
+                verb, thing = word[0], word[1:]
+                parted = [verb + between + thing for between in v.SEPARATED_BY]
+                parted += [verb + "一" + verb + thing, verb + verb + thing]
+                out.setdefault(kind, {}).update(dict.fromkeys(parted, table[word]))
+    return out
+
+
 def _flat(groups: Iterable[tuple[str, ...]]) -> tuple[str, ...]:
     return tuple(dict.fromkeys(word for group in groups for word in group))
 
@@ -216,6 +250,16 @@ def morphemes() -> dict[str, tuple[tuple[str, ...], bool]]:
         "LOOK_SOFTENERS": (v.LOOK_SOFTENERS, False),
         "STOP_RESULTS": (v.STOP_RESULTS, False),
         "NOT_HAPPENED": (v.NOT_HAPPENED, False),
+        "ASKED_LEADS": (v.ASKED_LEADS, True),
+        "ASKED_BASES": (v.ASKED_BASES, False),
+        "DOING_LEADS": (v.DOING_LEADS, True),
+        "DOING_ASKED_VERBS": (v.DOING_ASKED_VERBS, False),
+        "DOING_WHAT": (v.DOING_WHAT, False),
+        "ADDRESSEES": (v.ADDRESSEES, True),
+        "SEPARABLE": (v.SEPARABLE, True),
+        "SEPARATED_BY": (v.SEPARATED_BY, False),
+        "DEMONSTRATIVES": (v.DEMONSTRATIVES, True),
+        "POINTING_CLASSIFIERS": (v.POINTING_CLASSIFIERS, False),
     }
 
 
@@ -224,7 +268,7 @@ def derived() -> dict[str, dict[str, Any]]:
     listed words are taken out."""
     v = _vocab()
     endings = ("", *_bound_aspects(v))
-    return {
+    forms: dict[str, dict[str, Any]] = {
         # In this order: 开着 is the command (keep it on), 关着 and 锁着 the states.
         "ON": dict.fromkeys(_switching(v, v.ON_STEMS, v.ON_COMPLEMENTS, v.ON_RESULTS), "on"),
         "STATE": _state_words(v),
@@ -233,7 +277,14 @@ def derived() -> dict[str, dict[str, Any]]:
         "REL": _relative_words(v),
         "QSTATE": {**_stative_asked(v), **_asked_either_way(v)},
         "QVERB": dict.fromkeys(_looking(v), "query"),
-        "QWORD": _asked_qualities(v),
+        "QWORD": {**_asked_qualities(v), **_asked_after_a_verb(v)},
+        # 你在干嘛 asks the assistant, not a device: another domain's, as 你是谁 is.
+        "NOT_HOME": dict.fromkeys(
+            (you + doing for you in v.ADDRESSEES for doing in _doing_asked(v)), "not_home"
+        ),
+        "IT": dict.fromkeys(
+            (this + one for this in v.DEMONSTRATIVES for one in v.POINTING_CLASSIFIERS), "it"
+        ),
         "COMPLAINT": {**_complaint_words(v), **v.COMPLAINT_WORDS},
         "MEDIA": {
             **dict.fromkeys(
@@ -271,6 +322,9 @@ def derived() -> dict[str, dict[str, Any]]:
             "progress",
         ),
     }
+    for kind, parted in _separated(v).items():
+        forms.setdefault(kind, {}).update(parted)
+    return forms
 
 
 def compose() -> Vocabulary:

@@ -804,31 +804,22 @@ TABLES: dict[str, dict[str, Any]] = {
     # Question words: the attribute they imply, or None.
     "QWORD": {
         "多少": None,
-        "是多少": None,
         "几度": "temperature",
         "多少度": "temperature",
         "好多度": "temperature",  # Sichuanese 好多 (how many)
-        "是几度": "temperature",
         "怎么样": None,
         "如何": None,
         "几": None,
-        "是什么": None,
         "什么": None,
         "什么模式": "mode",
-        "是什么模式": "mode",
         "制冷还是制热": "mode",
         "制热还是制冷": "mode",
-        "是制冷还是制热": "mode",
-        "是制热还是制冷": "mode",
-        "显示多少": None,
-        "显示多少度": "temperature",
         "几档": "fan_speed",
         "多高": None,
         "多大": None,
         "高不高": None,
         "多亮": "brightness",
         "什么状态": "state",
-        "是什么状态": "state",
         "啥状态": "state",
         "有多热": "temperature",
         "多热": "temperature",
@@ -844,14 +835,8 @@ TABLES: dict[str, dict[str, Any]] = {
         "点样": None,  # Cantonese 怎样
         "系点": None,  # Cantonese 是怎样 (状态係點)
         "乜嘢": None,
-        "是乜嘢": None,
-        "系乜嘢": None,
         "几多": None,
         "几多度": "temperature",
-        "设的多少": None,
-        "设的是多少": None,
-        "设定的多少": None,
-        "设了多少": None,
         "设的几": None,
         "什么颜色": "color",
         "啥颜色": "color",
@@ -1015,21 +1000,10 @@ TABLES: dict[str, dict[str, Any]] = {
         "佢": "it",
         "他": "it",
         "她": "it",
-        "那个": "it",
-        # Cantonese 那个 (嗰個), as OpenCC's hk2s writes it.
-        "𠮶个": "it",
-        "𠮶部": "it",
-        "𠮶盏": "it",
-        "呢个": "it",  # Cantonese 这个
-        "这个": "it",
         "刚才那个": "it",
         "刚才的": "it",
         "刚刚那个": "it",
         "刚才那台": "it",
-        "那台": "it",
-        "这台": "it",
-        "那盏": "it",
-        "这盏": "it",
         "它们": "they",
         "他们": "they",
         "这些": "they",
@@ -1125,8 +1099,6 @@ TABLES: dict[str, dict[str, Any]] = {
         "声音关掉": "mute",
         "关掉声音": "mute",
         "关声音": "mute",
-        "静个音": "mute",
-        "静一下音": "mute",
         "静音一下": "mute",
         # Verbs of the capabilities of revision 3 (issue 20), taking no value.
         **dict.fromkeys(
@@ -1136,7 +1108,6 @@ TABLES: dict[str, dict[str, Any]] = {
                 "左右摆动",
                 "开始摇头",
                 "摇起来",
-                "摇一摇头",
                 "打开摇头",
                 "开启摇头",
                 "开摇头",
@@ -1426,6 +1397,34 @@ OFF_RESULTS = ("灭", "熄", "掉", "关")
 # wash stops, a vacuum or a player pauses), as 停下 is; not 关 (a moving curtain told to stop is
 # not closed).
 STOP_RESULTS = ("停",)
+
+# A question word said after a verb of being or of setting (是多少, 设的多少度, 定的几度, 显示
+# 什么模式, Cantonese 系乜嘢): the same question, asked of what the device is set to or shows.
+ASKED_LEADS = (
+    *("是", "系", "显示", "显示的", "设的", "设的是", "设了", "设咗", "设定的", "设定的是"),
+    *("设置的", "设置的是", "定的", "定的是", "调的", "调的是", "开的", "开的是"),
+)
+ASKED_BASES = (
+    *("多少", "多少度", "几度", "几多", "几多度", "什么", "什么模式", "什么状态", "什么颜色"),
+    *("乜嘢", "制冷还是制热", "制热还是制冷"),
+)
+# What a device is doing, asked (在干嘛, 正在做什么, 在搞啥, Cantonese 喺度做乜): its state. Only
+# with 在 (干嘛 alone also asks "why": 干嘛开着灯).
+DOING_LEADS = ("在", "正在", "喺度", "喺")
+DOING_ASKED_VERBS = ("干", "做", "搞", "弄", "忙")
+DOING_WHAT = ("嘛", "什么", "啥", "啥子", "么子", "咩", "乜", "乜嘢")
+# Said before it, the question is the assistant's (你在干嘛, 您在忙什么): not the home's.
+ADDRESSEES = ("你", "您", "你们", "你哋")
+
+# A verb and its object said as one word (静音, 摇头) part around a softener or a classifier, or
+# around the verb said again (静个音, 摇一下头, 摇一摇头, 摇摇头): the same command.
+SEPARABLE = ("静音", "摇头", "摆头")
+SEPARATED_BY = ("个", "一下", "下", "一哈", "哈")
+
+# A demonstrative and a classifier point at a device (这个, 那台, 这盏, Cantonese 呢个, 𠮶部, as
+# OpenCC's hk2s writes 嗰): it.
+DEMONSTRATIVES = ("这", "那", "呢", "𠮶")
+POINTING_CLASSIFIERS = ("个", "台", "盏", "部", "只", "扇")
 
 # Verbs of looking (看, 瞅, 瞧, 查, Cantonese 睇), said twice (瞅瞅, 看一看) or with a softener
 # (看一下, 瞧一眼), before a question: asking it.
