@@ -195,6 +195,17 @@ def _doing_asked(v: ModuleType) -> list[str]:
     ]
 
 
+def _how_long(v: ModuleType) -> list[str]:
+    """还有多久洗完, 还要多久才能扫好, 多久烘干, 洗完还要多久: how long a device has left, with
+    what it is doing said before or after."""
+    done = [verb + result for verb in v.PROGRESS_VERBS for result in v.PROGRESS_RESULTS]
+    before = [
+        asked + link + verb for asked in v.HOW_LONG for link in v.HOW_LONG_LINKS for verb in done
+    ]
+    after = [verb + asked for verb in done for asked in v.HOW_LONG if asked != "多久"]
+    return [*before, *after]
+
+
 def _separated(v: ModuleType) -> dict[str, dict[str, Any]]:
     """静个音, 摇一下头, 摇一摇头, 摇摇头: a verb and its object listed as one word (SEPARABLE),
     parted by a softener or a classifier, or around the verb said again, by the kind and value
@@ -256,6 +267,9 @@ def morphemes() -> dict[str, tuple[tuple[str, ...], bool]]:
         "DOING_ASKED_VERBS": (v.DOING_ASKED_VERBS, False),
         "DOING_WHAT": (v.DOING_WHAT, False),
         "ADDRESSEES": (v.ADDRESSEES, True),
+        "HOW_LONG": (v.HOW_LONG, True),
+        "HOW_LONG_LINKS": (v.HOW_LONG_LINKS, False),
+        "GEARS": (v.GEARS, False),
         "SEPARABLE": (v.SEPARABLE, True),
         "SEPARATED_BY": (v.SEPARATED_BY, False),
         "DEMONSTRATIVES": (v.DEMONSTRATIVES, True),
@@ -311,6 +325,13 @@ def derived() -> dict[str, dict[str, Any]]:
                 ),
                 "stop",
             ),
+        },
+        "HOWLONG": dict.fromkeys(_how_long(v), "howlong"),
+        "EXTREME": {
+            word + gear: ("fan_speed", way)
+            for word, (attribute, way) in v.TABLES["EXTREME"].items()
+            if attribute is None
+            for gear in v.GEARS
         },
         "PROGRESS": dict.fromkeys(
             (

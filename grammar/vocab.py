@@ -1398,6 +1398,9 @@ OFF_RESULTS = ("灭", "熄", "掉", "关")
 # not closed).
 STOP_RESULTS = ("停",)
 
+# An extreme said of a gear (开到最大档, 风速调到最低挡) is the fan speed's.
+GEARS = ("档", "挡")
+
 # A question word said after a verb of being or of setting (是多少, 设的多少度, 定的几度, 显示
 # 什么模式, Cantonese 系乜嘢): the same question, asked of what the device is set to or shows.
 ASKED_LEADS = (
@@ -1540,6 +1543,10 @@ PROGRESS_ASKED = (
     *("了吗", "了没", "了没有", "没有", "没", "咗未", "咗没有", "未", "了冇", "咗冇"),
     *("没得", "了没得"),  # Sichuanese 没有
 )
+# How long until it is done, said before or after the verb and its result (还有多久洗完,
+# 还要多久才能扫好, 烘干还要多久): the time left, as 还要多久 alone asks.
+HOW_LONG = ("还有多久", "还要多久", "还有多长时间", "还要多长时间", "还得多久", "要多久", "多久")
+HOW_LONG_LINKS = ("", "才", "能", "才能", "可以")
 
 # A state said of a device (有窗帘是打开中的吗, 哪些门是锁了的, 窗户是关闭紧吗): a state verb,
 # an aspect (中, 着, Cantonese 紧; 了 and 咗 only before 的, as 开了 alone is a command) and 的.

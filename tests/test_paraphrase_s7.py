@@ -8,13 +8,17 @@ checks that nothing is sent:
   answered with the set point of that air conditioner;
 - a verb and its object said apart (摇一下头, 摇个头, 摇摇头, 静个音): the command of the word;
 - a demonstrative and a classifier (这台, 那个, 呢盏, 𠮶部) after a turn that named a device:
-  that device.
+  that device;
+- an extreme said of a gear (开到最大档, 调到最低挡): what the same extreme of 风速 does;
+- how long is left, with what the device does said before or after (还有多久烘完,
+  扫完还要多久): answered about that device, on the corpus's home of appliances.
 
 The generators of tests/test_paraphrase.py are used as they are.
 """
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from hypothesis import given, settings
@@ -23,6 +27,7 @@ from test_paraphrase import _HOMES, _REQUESTS, _UNRELATED, SETTINGS, _devices, _
 from test_paraphrase_questions import _switchable
 
 from jiayu.catalog import supports
+from jiayu.engine import Engine
 from jiayu.executor.hubs import SimulatedHub
 from jiayu.grammar.morphology import derived
 from jiayu.grammar.vocab import (
@@ -31,11 +36,18 @@ from jiayu.grammar.vocab import (
     DOING_ASKED_VERBS,
     DOING_LEADS,
     DOING_WHAT,
+    GEARS,
+    HOW_LONG,
+    HOW_LONG_LINKS,
     POINTING_CLASSIFIERS,
+    PROGRESS_RESULTS,
     SEPARABLE,
     TABLES,
 )
+from jiayu.home import load_home
 from jiayu.text import normalize
+
+_CORPUS = Path(__file__).resolve().parents[1] / "corpus"
 
 _PARTICLES = ("", "呢", "啊", "呀")
 # The question words that ask a temperature, each said after a lead (设的 + 多少度).
@@ -180,6 +192,74 @@ def test_a_demonstrative_and_a_classifier_point_at_the_device_just_named(
     assert (outcome, sent) == ("executed", [(device, "turn_off")]), (first, text)
 
 
+_EXTREMES = ("最大", "最小", "最高", "最低", "最强", "最弱")
+
+
+@st.composite
+def _gear(draw: st.DrawFn, *, unrelated: bool = False) -> tuple[int, str, str]:
+    """[把] device verb extreme gear, and the same with 风速 said: (home, text, oracle)."""
+    index = draw(st.integers(0, len(_HOMES) - 1))
+    able = _devices(_engine(index).home, lambda d: supports(d, "set_fan_speed"))
+    _device, room, bare = draw(st.sampled_from(able))
+    verb = draw(st.sampled_from(("开到", "调到", "调成", "开成")))
+    extreme = draw(st.sampled_from(_EXTREMES))
+    gear = draw(st.sampled_from(GEARS))
+    if unrelated:
+        gear = draw(st.sampled_from(_UNRELATED))
+    ba = draw(st.sampled_from(("", "把")))
+    oracle = "把" + room + bare + "风速调到" + extreme
+    return index, ba + room + bare + verb + extreme + gear, oracle
+
+
+@settings(SETTINGS, max_examples=300)
+@given(_gear())
+def test_an_extreme_of_a_gear_is_the_fan_speeds(case: tuple[int, str, str]) -> None:
+    index, text, oracle = case
+    outcome, sent, _answered = _turn(index, text)
+    expected = _engine(index).fresh(hub=SimulatedHub(_engine(index).home, {})).turn(oracle, "o")
+    commands = [(c["device"], c["command"]) for c in expected.commands]
+    assert expected.outcome == "executed" and len(commands) == 1, oracle
+    assert (outcome, sent) == ("executed", commands), text
+
+
+_APPLIANCES = Engine(load_home(_CORPUS / "homes" / "speech.json"))
+# What each appliance of that home does, and its words for it (烘干机 烘: 烘完, 烘好).
+_DOING = {"dryer": ("烘干机", ("烘", "烘干")), "vacuum": ("扫地机器人", ("扫", "打扫", "清扫"))}
+
+
+@st.composite
+def _left(draw: st.DrawFn, *, unrelated: bool = False) -> tuple[str, str]:
+    """appliance how-long [link] verb+result, or verb+result how-long [particle]."""
+    device = draw(st.sampled_from(sorted(_DOING)))
+    name, verbs = _DOING[device]
+    done = draw(st.sampled_from(verbs)) + draw(st.sampled_from(PROGRESS_RESULTS))
+    if unrelated:
+        done = draw(st.sampled_from(_UNRELATED))
+    asked = draw(st.sampled_from(HOW_LONG))
+    if draw(st.booleans()) or asked == "多久":
+        said = asked + draw(st.sampled_from(HOW_LONG_LINKS)) + done
+    else:
+        said = done + asked
+    return name + said + draw(st.sampled_from(_PARTICLES)), device
+
+
+@settings(SETTINGS, max_examples=300)
+@given(_left())
+def test_how_long_with_what_is_done_asks_the_time_left(case: tuple[str, str]) -> None:
+    text, device = case
+    result = _APPLIANCES.fresh(hub=SimulatedHub(_APPLIANCES.home, {})).turn(text, "s7")
+    answered = {a["device"] for a in result.answers}
+    assert (result.outcome, result.commands, answered) == ("answered", [], {device}), text
+
+
+@settings(SETTINGS, max_examples=200)
+@given(_left(unrelated=True))
+def test_how_long_with_an_unrelated_word_answers_nothing(case: tuple[str, str]) -> None:
+    text, _device = case
+    result = _APPLIANCES.fresh(hub=SimulatedHub(_APPLIANCES.home, {})).turn(text, "s7")
+    assert (result.outcome, result.commands, result.answers) == ("unknown", [], []), text
+
+
 @settings(SETTINGS, max_examples=600)
 @given(
     st.one_of(
@@ -187,6 +267,7 @@ def test_a_demonstrative_and_a_classifier_point_at_the_device_just_named(
         _set_point(unrelated=True).map(lambda c: (c[0], c[1], ())),
         _parted(unrelated=True).map(lambda c: (c[0], c[1], ())),
         _pointed(unrelated=True).map(lambda c: (c[0], c[2], (c[1],))),
+        _gear(unrelated=True).map(lambda c: (c[0], c[1], ())),
     )
 )
 def test_one_unrelated_word_in_these_forms_sends_and_answers_nothing(
