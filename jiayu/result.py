@@ -37,10 +37,15 @@ def most_blocking(outcomes: list[Outcome]) -> Outcome:
     return min(outcomes, key=RANK.__getitem__) if outcomes else "unknown"
 
 
+_BUILT = ("commands", "answers", "compact", "ir")
+"""The Result fields that may be given as a function that builds them."""
+
+
 class Built(Generic[T]):
     """A Result field given either as its value or as a function that builds it, built when
     first read (then kept). The `compact` and `ir` forms are for callers who look at them
-    (replay, explain, debugging); a turn whose caller never does skips building them.
+    (replay, explain, debugging), and the JSON of the commands and answers of a whole-home
+    turn is tens of thousands of dicts: a turn whose caller never reads one skips it.
 
     Two threads reading a field first at once may both build it; each gets an equal value."""
 
@@ -75,10 +80,12 @@ class Result:
     """The utterance as given."""
     outcome: Outcome
     """executed, answered, clarify, confirm, scheduled, rejected, noop or unknown."""
-    commands: list[dict[str, Any]] = field(default_factory=list)
-    """Exactly what was sent in this turn, in order: {device, command, params}."""
-    answers: list[dict[str, Any]] = field(default_factory=list)
-    """For queries: {device, attribute, value} from a fresh read."""
+    commands: Built[list[dict[str, Any]]] = Built()
+    """Exactly what was sent in this turn, in order: {device, command, params} (may be given
+    as a function that builds it: 打开所有的灯 in a big home sends tens of thousands)."""
+    answers: Built[list[dict[str, Any]]] = Built()
+    """For queries: {device, attribute, value} from a fresh read (may be given as a function
+    that builds it: 哪些灯开着 in a big home reads tens of thousands)."""
     options: list[str] = field(default_factory=list)
     """For clarify: the candidate device ids."""
     reply: str = ""
@@ -104,8 +111,8 @@ class Result:
         self,
         text: str,
         outcome: Outcome,
-        commands: list[dict[str, Any]] | None = None,
-        answers: list[dict[str, Any]] | None = None,
+        commands: list[dict[str, Any]] | Callable[[], list[dict[str, Any]]] | None = None,
+        answers: list[dict[str, Any]] | Callable[[], list[dict[str, Any]]] | None = None,
         options: list[str] | None = None,
         reply: str = "",
         source: Literal["grammar", "llm", "none"] = "none",
@@ -126,8 +133,8 @@ class Result:
             {
                 "text": text,
                 "outcome": outcome,
-                "commands": [] if commands is None else commands,
-                "answers": [] if answers is None else answers,
+                "_built_commands": [] if commands is None else commands,
+                "_built_answers": [] if answers is None else answers,
                 "options": [] if options is None else options,
                 "reply": reply,
                 "source": source,
@@ -142,7 +149,8 @@ class Result:
 
     def __getstate__(self) -> dict[str, Any]:
         # Copied or pickled with its forms built: a builder may hold what cannot be pickled.
-        return {**self.__dict__, "_built_compact": self.compact, "_built_ir": self.ir}
+        built = {f"_built_{name}": getattr(self, name) for name in _BUILT}
+        return {**self.__dict__, **built}
 
     def to_json(self) -> dict[str, Any]:
         """The Result as plain JSON: the public contract's keys, `compact` and `ir` built."""

@@ -26,7 +26,7 @@ from jiayu.grammar.phrases import say
 from jiayu.ir import Command
 from jiayu.planner.draft import Draft
 from jiayu.planner.effects import Consult, Read, Send, Steps
-from jiayu.planner.finish import announce, commands_json, decided, late_failures
+from jiayu.planner.finish import announce, answers_json, commands_json, decided, late_failures
 from jiayu.planner.plan import Batch
 from jiayu.planner.timing import Schedule
 from jiayu.planner.turn import fire
@@ -166,7 +166,7 @@ class Runtime:
             commands_json(draft.planned_commands()),
             commands_json(draft.held) if outcome == "confirm" else [],
             list(dict.fromkeys(draft.options)),
-            draft.answers,
+            answers_json(draft.answers),
             number,
             done,
         )

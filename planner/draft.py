@@ -82,6 +82,10 @@ class Inputs(NamedTuple):
     """How long a high-risk command waits for its 确认 (60 s unless the engine is told)."""
 
 
+Answer = tuple[str, str, Any]
+"""A query's answer: (device, attribute, value read)."""
+
+
 class Memo(NamedTuple):
     """What a turn learned from its driver and its resolver, kept across its passes: each
     answer is filed under what was asked, so a pass run again finds it whatever order it
@@ -136,7 +140,8 @@ class Draft:
     # nothing, and an empty tuple is made by no call, where a list is made on every pass.
     held: tuple[Command, ...] = field(default=(), init=False)
     options: tuple[str, ...] = field(default=(), init=False)
-    answers: list[dict[str, Any]] = field(default_factory=list, init=False)
+    answers: list[Answer] = field(default_factory=list, init=False)
+    """What queries read, in order (the Result's `answers`, its JSON built when read)."""
     failures: list[dict[str, Any]] = field(default_factory=list, init=False)
     devices: list[str] = field(default_factory=list, init=False)
     asked: bool = field(default=False, init=False)

@@ -15,7 +15,7 @@ from jiayu.compiler.understand import Understood
 from jiayu.grammar.phrases import phrase, say
 from jiayu.home import Home
 from jiayu.ir import Command, Parse
-from jiayu.planner.draft import Draft
+from jiayu.planner.draft import Answer, Draft
 from jiayu.planner.plan import Batch
 from jiayu.planner.replies import Acknowledged, done_phrase
 from jiayu.resolver.resolve import Resolver
@@ -145,8 +145,8 @@ def result(
     return Result(
         draft.text,
         outcome,
-        commands_json(draft.sent()),
-        draft.answers,
+        partial(commands_json, draft.sent()),
+        partial(answers_json, draft.answers),
         list(dict.fromkeys(draft.options)) if draft.options else [],
         reply,
         "none" if understood is None else understood.source,  # type: ignore[arg-type]
@@ -202,6 +202,11 @@ def commands_json(commands: Iterable[Command]) -> list[dict[str, Any]]:
     """The commands as the Result and the events give them (a fresh dict each, the caller's
     to change)."""
     return [{"device": c.device, "command": c.command, "params": dict(c.params)} for c in commands]
+
+
+def answers_json(answers: Iterable[Answer]) -> list[dict[str, Any]]:
+    """The answers as the Result gives them."""
+    return [{"device": d, "attribute": a, "value": v} for d, a, v in answers]
 
 
 def _forms(

@@ -35,7 +35,7 @@ def query(draft: Draft, clause: Clause, devices: Sequence[str]) -> None:
             parts.append(unread[-1])
             continue
         value = got.get(attribute)
-        draft.answers.append({"device": device_id, "attribute": attribute, "value": value})
+        draft.answers.append((device_id, attribute, value))
         draft.devices.append(device_id)
         found.append((device_id, attribute, value))
         if summarised:
