@@ -270,6 +270,7 @@ def morphemes() -> dict[str, tuple[tuple[str, ...], bool]]:
         "HOW_LONG": (v.HOW_LONG, True),
         "HOW_LONG_LINKS": (v.HOW_LONG_LINKS, False),
         "GEARS": (v.GEARS, False),
+        "LOCKED_VERBS": (v.LOCKED_VERBS, True),
         "SEPARABLE": (v.SEPARABLE, True),
         "SEPARATED_BY": (v.SEPARATED_BY, False),
         "DEMONSTRATIVES": (v.DEMONSTRATIVES, True),
@@ -289,7 +290,15 @@ def derived() -> dict[str, dict[str, Any]]:
         "OFF": dict.fromkeys(_off_words(v), "off"),
         "SET": dict.fromkeys((stem + to for stem in v.SET_STEMS for to in v.SET_TO), "set"),
         "REL": _relative_words(v),
-        "QSTATE": {**_stative_asked(v), **_asked_either_way(v)},
+        "QSTATE": {
+            **_stative_asked(v),
+            **_asked_either_way(v),
+            **{
+                verb + asked: ("locked", True)
+                for verb in v.LOCKED_VERBS
+                for asked in v.PROGRESS_ASKED
+            },
+        },
         "QVERB": dict.fromkeys(_looking(v), "query"),
         "QWORD": {**_asked_qualities(v), **_asked_after_a_verb(v)},
         # 你在干嘛 asks the assistant, not a device: another domain's, as 你是谁 is.

@@ -879,20 +879,10 @@ TABLES: dict[str, dict[str, Any]] = {
         "关咗吗": ("on", False),
         "熄咗未": ("on", False),
         "熄咗吗": ("on", False),
-        "锁了吗": ("locked", True),
-        "锁上了吗": ("locked", True),
-        "锁好了吗": ("locked", True),
         "锁着吗": ("locked", True),
-        "锁上了没": ("locked", True),
         "上了没": ("locked", True),
         "上了吗": ("locked", True),
-        "锁了没": ("locked", True),
-        "锁好了没": ("locked", True),
-        "锁上没": ("locked", True),
-        "上锁了吗": ("locked", True),
-        "上锁了没": ("locked", True),
         "锁着没": ("locked", True),
-        "锁咗未": ("locked", True),
         "锁咗吗": ("locked", True),
         "静音了吗": ("muted", True),
         "静音了没": ("muted", True),
@@ -1558,6 +1548,10 @@ STATE_VERBS: dict[tuple[str, bool], tuple[str, ...]] = {
 }
 STATE_ASPECTS = ("中", "着", "紧", "中着", "住", "起")  # Cantonese 开住, Sichuanese 亮起: being on
 STATE_PERFECT = ("了", "咗")
+# Whether it is locked, asked by a verb of locking and an asking word (锁了吗, 锁好了没, 上锁了没有,
+# 锁咗未): composed for each, as the lock's type word may take the verb's 锁 (门锁了没有 is 门 +
+# 锁了没有, not 门锁 + 了没有).
+LOCKED_VERBS = ("锁", "锁上", "锁好", "上锁")
 # Not being locked, said with no aspect (没上锁, 没有锁的).
 STATE_UNLOCKED = ("没上锁", "没有上锁", "没锁", "没有锁", "未上锁", "解锁", "无上锁", "无锁")
 

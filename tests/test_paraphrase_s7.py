@@ -11,7 +11,9 @@ checks that nothing is sent:
   that device;
 - an extreme said of a gear (开到最大档, 调到最低挡): what the same extreme of 风速 does;
 - how long is left, with what the device does said before or after (还有多久烘完,
-  扫完还要多久): answered about that device, on the corpus's home of appliances.
+  扫完还要多久): answered about that device, on the corpus's home of appliances;
+- a verb of locking and an asking word after a lock (门锁了没有, 锁好没有, 上锁了没得): whether
+  that lock is locked, even where its name or type word ends in the verb's 锁.
 
 The generators of tests/test_paraphrase.py are used as they are.
 """
@@ -39,7 +41,9 @@ from jiayu.grammar.vocab import (
     GEARS,
     HOW_LONG,
     HOW_LONG_LINKS,
+    LOCKED_VERBS,
     POINTING_CLASSIFIERS,
+    PROGRESS_ASKED,
     PROGRESS_RESULTS,
     SEPARABLE,
     TABLES,
@@ -260,6 +264,31 @@ def test_how_long_with_an_unrelated_word_answers_nothing(case: tuple[str, str]) 
     assert (result.outcome, result.commands, result.answers) == ("unknown", [], []), text
 
 
+def _locks(index: int) -> list[tuple[Any, str, str]]:
+    return _devices(_engine(index).home, lambda d: "lock" in d.capabilities)
+
+
+@st.composite
+def _lock_asked(draw: st.DrawFn, *, unrelated: bool = False) -> tuple[int, str, str]:
+    """lock locking-verb asking-word [particle]: (home, text, the lock)."""
+    index = draw(st.integers(0, len(_HOMES) - 1).filter(lambda i: bool(_locks(i))))
+    device, room, bare = draw(st.sampled_from(_locks(index)))
+    asked = draw(st.sampled_from(LOCKED_VERBS)) + draw(st.sampled_from(PROGRESS_ASKED))
+    if unrelated:
+        asked = draw(st.sampled_from(LOCKED_VERBS)) + draw(st.sampled_from(_UNRELATED))
+    return index, room + bare + asked + draw(st.sampled_from(_PARTICLES)), device.id
+
+
+@settings(SETTINGS, max_examples=300)
+@given(_lock_asked())
+def test_a_verb_of_locking_and_an_asking_word_ask_whether_it_is_locked(
+    case: tuple[int, str, str],
+) -> None:
+    index, text, device = case
+    outcome, sent, answered = _turn(index, text)
+    assert (outcome, sent, answered) == ("answered", [], [(device, "locked")]), text
+
+
 @settings(SETTINGS, max_examples=600)
 @given(
     st.one_of(
@@ -268,6 +297,7 @@ def test_how_long_with_an_unrelated_word_answers_nothing(case: tuple[str, str]) 
         _parted(unrelated=True).map(lambda c: (c[0], c[1], ())),
         _pointed(unrelated=True).map(lambda c: (c[0], c[2], (c[1],))),
         _gear(unrelated=True).map(lambda c: (c[0], c[1], ())),
+        _lock_asked(unrelated=True).map(lambda c: (c[0], c[1], ())),
     )
 )
 def test_one_unrelated_word_in_these_forms_sends_and_answers_nothing(
