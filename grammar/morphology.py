@@ -195,6 +195,18 @@ def _doing_asked(v: ModuleType) -> list[str]:
     ]
 
 
+def _kept(v: ModuleType) -> list[str]:
+    """起夜灯留着, 只留客厅的灯, 先留着吧, 客厅灯开着就行: keeping a device out of the rest."""
+    kept = [
+        lead + keep + tail
+        for lead in v.KEEPING_LEADS
+        for keep in v.KEEPING
+        if lead or len(keep) > 1
+        for tail in v.KEPT_TAILS
+    ]
+    return [*kept, *(stay + tail for stay in v.STAYING for tail in v.KEPT_TAILS if tail)]
+
+
 def _how_long(v: ModuleType) -> list[str]:
     """还有多久洗完, 还要多久才能扫好, 多久烘干, 洗完还要多久: how long a device has left, with
     what it is doing said before or after."""
@@ -271,6 +283,9 @@ def morphemes() -> dict[str, tuple[tuple[str, ...], bool]]:
         "HOW_LONG_LINKS": (v.HOW_LONG_LINKS, False),
         "GEARS": (v.GEARS, False),
         "LOCKED_VERBS": (v.LOCKED_VERBS, True),
+        "KEEPING": ((*v.KEEPING, *v.STAYING), True),
+        "KEEPING_LEADS": (v.KEEPING_LEADS, True),
+        "KEPT_TAILS": (v.KEPT_TAILS, False),
         "SEPARABLE": (v.SEPARABLE, True),
         "SEPARATED_BY": (v.SEPARATED_BY, False),
         "DEMONSTRATIVES": (v.DEMONSTRATIVES, True),
@@ -336,6 +351,7 @@ def derived() -> dict[str, dict[str, Any]]:
             ),
         },
         "HOWLONG": dict.fromkeys(_how_long(v), "howlong"),
+        "EXCEPT_POST": dict.fromkeys(_kept(v), "post"),
         "EXTREME": {
             word + gear: ("fan_speed", way)
             for word, (attribute, way) in v.TABLES["EXTREME"].items()

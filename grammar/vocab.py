@@ -696,8 +696,9 @@ TABLES: dict[str, dict[str, Any]] = {
     ),
     "EXCEPT": dict.fromkeys(("除", "除了", "除去", "除开", "不包括", "除掉", "除咗"), "except"),
     "EXCEPT_END": dict.fromkeys(("以外", "之外", "外", "以外的", "之外的"), "end"),
-    # Said after what they take away (卧室除外, 起夜灯留着); 不用关 and 别关 after a set are
-    # negated clauses that compiler/build.py turns into exclusions of that set.
+    # Said after what they take away (卧室除外, 起夜灯留着: those are composed, KEEPING); 不用关
+    # and 别关 after a set are negated clauses that compiler/build.py turns into exclusions of
+    # that set.
     "EXCEPT_POST": dict.fromkeys(
         (
             "除外",
@@ -706,23 +707,10 @@ TABLES: dict[str, dict[str, Any]] = {
             "不要动",
             "别动",
             "不动",
-            "留着",
-            "留下",
-            "保留",
-            "先留着",
             "的不用",
             "的不要",
             "就不用了",
             "不在内",
-            "开着就行",
-            "开着就好",
-            "开着就可以",
-            "开着吧",
-            "亮着就行",
-            "亮着就好",
-            "亮着吧",
-            "留着就行",
-            "留着吧",
         ),
         "post",
     ),
@@ -1390,6 +1378,15 @@ STOP_RESULTS = ("停",)
 
 # An extreme said of a gear (开到最大档, 风速调到最低挡) is the fan speed's.
 GEARS = ("档", "挡")
+
+# Keeping a device out of what the rest of the utterance does, said after it (起夜灯留着, 客厅灯
+# 开着就行) or before it (只留客厅的灯, 保留卧室灯): a verb of keeping with or without an adverb
+# first and a tail; 留 alone only after an adverb (留一盏灯 says how many, not which), a
+# verb of staying on only with a tail (开着 alone is the command).
+KEEPING = ("留着", "留下", "保留", "留")
+KEEPING_LEADS = ("", "先", "只", "就", "只是")
+KEPT_TAILS = ("", "就行", "就好", "就可以", "吧", "就行了")
+STAYING = ("开着", "亮着")
 
 # A question word said after a verb of being or of setting (是多少, 设的多少度, 定的几度, 显示
 # 什么模式, Cantonese 系乜嘢): the same question, asked of what the device is set to or shows.

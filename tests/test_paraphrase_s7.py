@@ -13,7 +13,9 @@ checks that nothing is sent:
 - how long is left, with what the device does said before or after (还有多久烘完,
   扫完还要多久): answered about that device, on the corpus's home of appliances;
 - a verb of locking and an asking word after a lock (门锁了没有, 锁好没有, 上锁了没得): whether
-  that lock is locked, even where its name or type word ends in the verb's 锁.
+  that lock is locked, even where its name or type word ends in the verb's 锁;
+- a verb of keeping before or after what it keeps (只留客厅的灯, 卧室灯先留着吧, 客厅灯开着就
+  行): no command reaches what is kept, on the demo home (tests/test_properties.py's words).
 
 The generators of tests/test_paraphrase.py are used as they are.
 """
@@ -27,6 +29,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from test_paraphrase import _HOMES, _REQUESTS, _UNRELATED, SETTINGS, _devices, _engine
 from test_paraphrase_questions import _switchable
+from test_properties import EXCLUDED_ROOMS, _excluded_devices
 
 from jiayu.catalog import supports
 from jiayu.engine import Engine
@@ -287,6 +290,36 @@ def test_a_verb_of_locking_and_an_asking_word_ask_whether_it_is_locked(
     index, text, device = case
     outcome, sent, answered = _turn(index, text)
     assert (outcome, sent, answered) == ("answered", [], [(device, "locked")]), text
+
+
+_KEEPING = sorted(
+    w for w, v in derived()["EXCEPT_POST"].items() if TABLES["EXCEPT_POST"].get(w) == v
+)
+_DEMO = Engine(load_home(_CORPUS / "homes" / "demo.json"))
+
+
+@settings(SETTINGS, max_examples=400)
+@given(
+    excluded=st.lists(st.sampled_from(EXCLUDED_ROOMS), min_size=1, max_size=2, unique=True),
+    keep=st.sampled_from(_KEEPING),
+    noun=st.sampled_from(("灯", "空调", "窗帘", "插座")),
+    verb=st.sampled_from(("关掉", "关了", "打开")),
+    before=st.booleans(),
+)
+def test_nothing_kept_by_a_verb_of_keeping_is_commanded(
+    excluded: list[str], keep: str, noun: str, verb: str, before: bool
+) -> None:
+    said = "和".join(excluded)
+    if before and keep.startswith(("只", "就", "先", "保留", "留下")):
+        text = f"{keep}{said}的{noun}，其他{noun}都{verb}"
+    else:
+        text = f"所有的{noun}都{verb}，{said}的{keep}"
+    result = _DEMO.fresh(hub=SimulatedHub(_DEMO.home, {})).turn(text, "s7")
+    banned = _excluded_devices(_DEMO.home, excluded)
+    sent = {c["device"] for c in result.commands}
+    assert not sent & banned, text
+    if result.outcome == "executed":
+        assert sent, text
 
 
 @settings(SETTINGS, max_examples=600)
