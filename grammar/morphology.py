@@ -282,6 +282,9 @@ def morphemes() -> dict[str, tuple[tuple[str, ...], bool]]:
         "HOW_LONG": (v.HOW_LONG, True),
         "HOW_LONG_LINKS": (v.HOW_LONG_LINKS, False),
         "GEARS": (v.GEARS, False),
+        "MOVING_STEMS": (v.MOVING_STEMS, True),
+        "NOTCH_COUNTS": (tuple(v.NOTCH_COUNTS), True),
+        "NOTCH_UNITS": (v.NOTCH_UNITS, False),
         "LOCKED_VERBS": (v.LOCKED_VERBS, True),
         "KEEPING": ((*v.KEEPING, *v.STAYING), True),
         "KEEPING_LEADS": (v.KEEPING_LEADS, True),
@@ -300,7 +303,13 @@ def derived() -> dict[str, dict[str, Any]]:
     endings = ("", *_bound_aspects(v))
     forms: dict[str, dict[str, Any]] = {
         # In this order: 开着 is the command (keep it on), 关着 and 锁着 the states.
-        "ON": dict.fromkeys(_switching(v, v.ON_STEMS, v.ON_COMPLEMENTS, v.ON_RESULTS), "on"),
+        "ON": dict.fromkeys(
+            (
+                *_switching(v, v.ON_STEMS, v.ON_COMPLEMENTS, v.ON_RESULTS),
+                *(stem + started for stem in v.MOVING_STEMS for started in v.MOVING_STARTED),
+            ),
+            "on",
+        ),
         "STATE": _state_words(v),
         "OFF": dict.fromkeys(_off_words(v), "off"),
         "SET": dict.fromkeys((stem + to for stem in v.SET_STEMS for to in v.SET_TO), "set"),
@@ -351,6 +360,9 @@ def derived() -> dict[str, dict[str, Any]]:
             ),
         },
         "HOWLONG": dict.fromkeys(_how_long(v), "howlong"),
+        "NOTCH": {
+            count + unit: steps for count, steps in v.NOTCH_COUNTS.items() for unit in v.NOTCH_UNITS
+        },
         "EXCEPT_POST": dict.fromkeys(_kept(v), "post"),
         "EXTREME": {
             word + gear: ("fan_speed", way)

@@ -393,7 +393,7 @@ TABLES: dict[str, dict[str, Any]] = {
     "KELVIN": dict.fromkeys(("k", "开尔文"), "K"),
     "HALF": dict.fromkeys(("一半", "半开", "一半儿"), 50),
     # A fan's speed said as steps: 大一档 / 调低一档 (one level along low → medium → high).
-    "NOTCH": {"一档": 1, "一级": 1, "一个档": 1, "两档": 2, "两级": 2},
+    # Steps of a change (调高一档, 音量大两格) are composed: NOTCH_COUNTS × NOTCH_UNITS.
     # Named light colours (CONTRACTS.md §1): the engine maps them within the light's limits.
     "COLOR": {
         "暖光": "warm",
@@ -1365,6 +1365,9 @@ ON_COMPLEMENTS = ("起", "起来", "来", "上", "开", "着")
 OFF_COMPLEMENTS = ("掉", "上", "好", "埋", "住", "起来", "起")
 # 锁 switches a lock off only with a complement or an aspect: alone it is the type word.
 LOCK_STEM = "锁"
+# A device that moves or blows set going (风扇转起来, 空调吹起来): switched on.
+MOVING_STEMS = ("转", "吹", "动")
+MOVING_STARTED = ("起来",)
 # Verbs of doing (整, 搞, 弄 and the hand's verbs) take a result that says which way: 整开,
 # 搞亮, 弄灭, 拧开, 拉开.
 DOING_VERBS = ("整", "搞", "弄", "拧", "扭", "拉", "打")
@@ -1375,6 +1378,10 @@ OFF_RESULTS = ("灭", "熄", "掉", "关")
 # wash stops, a vacuum or a player pauses), as 停下 is; not 关 (a moving curtain told to stop is
 # not closed).
 STOP_RESULTS = ("停",)
+
+# Steps of a change, counted (调高一档, 大两格, 低一个档): how far a relative change moves.
+NOTCH_COUNTS = {"一": 1, "一个": 1, "两": 2, "两个": 2, "二": 2, "三": 3, "三个": 3}
+NOTCH_UNITS = ("档", "挡", "级", "格")
 
 # An extreme said of a gear (开到最大档, 风速调到最低挡) is the fan speed's.
 GEARS = ("档", "挡")
@@ -1461,7 +1468,7 @@ SET_TO = ("到", "成", "为", "至", "在")
 
 # Verbs that change an attribute the way the adjective after them says (调亮, 变小, 拧大);
 # 开 and 关 only by size or strength (开大, 关小: 开冷 is no change of anything).
-CHANGE_VERBS = ("调", "变", "弄", "整", "搞", "拧", "扭", "转", "校")
+CHANGE_VERBS = ("调", "变", "弄", "整", "搞", "拧", "扭", "转", "校", "打")  # Cantonese 打低
 SIZE_ADJECTIVES = {
     "开": ("大", "小", "高", "低", "亮", "暗", "大声", "小声", "强", "弱"),
     "关": ("小", "低"),

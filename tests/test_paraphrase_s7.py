@@ -14,6 +14,9 @@ checks that nothing is sent:
   扫完还要多久): answered about that device, on the corpus's home of appliances;
 - a verb of locking and an asking word after a lock (门锁了没有, 锁好没有, 上锁了没得): whether
   that lock is locked, even where its name or type word ends in the verb's 锁;
+- a moving device set going (风扇转起来, 空调吹起来): switched on; Cantonese 打 as a change verb
+  (打低两度): what 调低两度 does; the steps of a change in any unit (大两格, 低一个档): what
+  the same steps in 档 do;
 - a verb of keeping before or after what it keeps (只留客厅的灯, 卧室灯先留着吧, 客厅灯开着就
   行): no command reaches what is kept, on the demo home (tests/test_properties.py's words).
 
@@ -45,6 +48,10 @@ from jiayu.grammar.vocab import (
     HOW_LONG,
     HOW_LONG_LINKS,
     LOCKED_VERBS,
+    MOVING_STARTED,
+    MOVING_STEMS,
+    NOTCH_COUNTS,
+    NOTCH_UNITS,
     POINTING_CLASSIFIERS,
     PROGRESS_ASKED,
     PROGRESS_RESULTS,
@@ -290,6 +297,60 @@ def test_a_verb_of_locking_and_an_asking_word_ask_whether_it_is_locked(
     index, text, device = case
     outcome, sent, answered = _turn(index, text)
     assert (outcome, sent, answered) == ("answered", [], [(device, "locked")]), text
+
+
+@st.composite
+def _moving(draw: st.DrawFn) -> tuple[int, str, str]:
+    """[把] fan or air conditioner moving-verb [particle]: (home, text, device)."""
+    index = draw(st.integers(0, len(_HOMES) - 1))
+    movers = _devices(_engine(index).home, lambda d: d.type in ("Fan", "AirConditioner"))
+    device, room, bare = draw(st.sampled_from(movers))
+    verb = draw(st.sampled_from(MOVING_STEMS)) + draw(st.sampled_from(MOVING_STARTED))
+    text = draw(st.sampled_from(("", "把"))) + room + bare + verb
+    return index, text + draw(st.sampled_from(("", "吧", "啊"))), device.id
+
+
+@settings(SETTINGS, max_examples=300)
+@given(_moving())
+def test_a_moving_device_set_going_is_switched_on(case: tuple[int, str, str]) -> None:
+    index, text, device = case
+    outcome, sent, _answered = _turn(index, text)
+    assert (outcome, sent) == ("executed", [(device, "turn_on")]), text
+
+
+def _same(index: int, text: str, oracle: str) -> None:
+    """`text` sends exactly what `oracle` does, and something."""
+    engine = _engine(index)
+    said, meant = (
+        engine.fresh(hub=SimulatedHub(engine.home, {})).turn(t, "s7") for t in (text, oracle)
+    )
+    assert meant.outcome == "executed" and meant.commands, oracle
+    assert (said.outcome, said.commands) == (meant.outcome, meant.commands), (text, oracle)
+
+
+@settings(SETTINGS, max_examples=300)
+@given(st.data())
+def test_da_as_a_change_verb_does_what_tiao_does(data: st.DataObject) -> None:
+    index = data.draw(st.integers(0, len(_HOMES) - 1).filter(lambda i: bool(_air_conditioners(i))))
+    _device, room, bare = data.draw(st.sampled_from(_air_conditioners(index)))
+    way = data.draw(st.sampled_from(("高", "低")))
+    amount = data.draw(st.sampled_from(("一度", "两度", "一点", "")))
+    _same(index, f"{room}{bare}打{way}{amount}", f"{room}{bare}调{way}{amount}")
+
+
+@settings(SETTINGS, max_examples=300)
+@given(st.data())
+def test_steps_in_any_unit_move_as_steps_in_dang_do(data: st.DataObject) -> None:
+    index = data.draw(st.integers(0, len(_HOMES) - 1))
+    home = _engine(index).home
+    _device, room, bare = data.draw(
+        st.sampled_from(_devices(home, lambda d: supports(d, "set_volume")))
+    )
+    count = data.draw(st.sampled_from(sorted(NOTCH_COUNTS)))
+    unit = data.draw(st.sampled_from(NOTCH_UNITS))
+    verb = data.draw(st.sampled_from(("调大", "调小", "开大", "大", "小")))
+    said = f"{room}{bare}音量{verb}{{}}"
+    _same(index, said.format(count + unit), said.format(count + "档"))
 
 
 _KEEPING = sorted(
