@@ -36,6 +36,8 @@ from jiayu.grammar.vocab import (
     REQUESTS,
     ROOM_SYNONYMS,
     SET_CLASSIFIERS,
+    SIZE_ADJECTIVES,
+    SIZE_NAMES,
     STATEMENT_END,
     TABLES,
     UNHEARD,
@@ -690,6 +692,9 @@ def _word_roles(tokens: list[Token], text: str) -> list[Token]:
     if "SET" in kinds and not kinds.isdisjoint(_SWITCHING):
         tokens = _type_word_rejoined(tokens)
         kinds = set(map(_KIND, tokens))
+    if "REL" in kinds and "TYPE" in kinds:
+        tokens = _sized_name(tokens, text)  # 关小灯: 关 + a lamp called 小灯
+        kinds = set(map(_KIND, tokens))
     if (
         text.rstrip(_STOPS).endswith(("吗", "么"))
         and not kinds.isdisjoint(_VALUE_SAID)
@@ -760,6 +765,43 @@ def _type_word_rejoined(tokens: list[Token]) -> list[Token]:
                 at = setter.start + cut
                 out[i] = Token("TO", to, to, at, setter.match, TABLES["TO"][to])
                 break
+    return tokens if out is None else out
+
+
+# A switching verb and a size (开大, 开小, 关小: SIZE_ADJECTIVES), by the verb's kind.
+_SIZED = {
+    verb + size: "ON" if verb in TABLES["ON"] else "OFF"
+    for verb, sizes in SIZE_ADJECTIVES.items()
+    for size in sizes
+    if size in SIZE_NAMES
+}
+
+
+def _sized_name(tokens: list[Token], text: str) -> list[Token]:
+    """关小灯 / 开小灯 / 开大灯: a switching verb and a size said first in a clause, right before a
+    light's type word, are the verb and a light called by its size (小灯 a small lamp, 大灯 the main
+    light), not a change of the type's value: 关小灯 turns a lamp off and never dims the lights.
+    The size and the type word are one word the vocabulary does not know, a name the resolver
+    finds, or refuses by name (the whole-utterance gate). After its device a size is a change
+    as ever (灯开大一点)."""
+    out: list[Token] | None = None  # a copy, made at the first change (most make none)
+    for i in range(len(tokens) - 1):
+        verb, noun = tokens[i], tokens[i + 1]
+        kind = _SIZED.get(verb.said) if verb.kind == "REL" else None
+        if (
+            kind is None
+            or noun.kind != "TYPE"
+            or noun.value != "Light"  # 开大窗帘 opens the curtain wide: no cover is called 大窗帘
+            or verb.start + len(verb.said) != noun.start
+        ):
+            continue
+        before = next((t for t in reversed(tokens[:i]) if t.kind != FILLER), None)
+        if before is not None and before.kind not in _CLAUSE_START:
+            continue  # 客厅灯开大 / 把灯开小: a change of what was said before
+        out = out or list(tokens)
+        stem = verb.said[:-1]
+        out[i] = Token(kind, stem, stem, verb.start, verb.match, kind.lower())
+        out[i + 1] = _unknown(text, verb.start + len(stem), noun.start + len(noun.said))
     return tokens if out is None else out
 
 

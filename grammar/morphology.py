@@ -63,10 +63,11 @@ def _switching(
 ) -> list[str]:
     """A switching verb with or without a complement (开, 开起来: a one-syllable verb takes
     one; 开启 and 关闭 are verb and result already), a verb of doing with its result (整开),
-    each with or without an aspect (开着, 关咗, 整开返), and a one-syllable verb said twice
-    around 一 (开一开)."""
+    a one-syllable verb and its object 机 (开机, 关机), each with or without an aspect (开着,
+    关咗, 整开返), and a one-syllable verb said twice around 一 (开一开)."""
     bases = _said_plainly(stems, complements)
     bases += [verb + result for verb in v.DOING_VERBS for result in results]
+    bases += [stem + power for stem in stems if len(stem) == 1 for power in v.POWER_OBJECTS]
     endings = ("", *_bound_aspects(v))  # once: the comprehension would remake it per base
     forms = [base + aspect for base in bases for aspect in endings]
     forms += [stem + "一" + stem for stem in stems if len(stem) == 1]
@@ -283,6 +284,7 @@ def morphemes() -> dict[str, tuple[tuple[str, ...], bool]]:
         "HOW_LONG_LINKS": (v.HOW_LONG_LINKS, False),
         "GEARS": (v.GEARS, False),
         "MOVING_STEMS": (v.MOVING_STEMS, True),
+        "POWER_OBJECTS": (v.POWER_OBJECTS, False),
         "NOTCH_COUNTS": (tuple(v.NOTCH_COUNTS), True),
         "NOTCH_UNITS": (v.NOTCH_UNITS, False),
         "LOCKED_VERBS": (v.LOCKED_VERBS, True),

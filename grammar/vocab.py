@@ -1365,6 +1365,9 @@ ON_COMPLEMENTS = ("起", "起来", "来", "上", "开", "着")
 OFF_COMPLEMENTS = ("掉", "上", "好", "埋", "住", "起来", "起")
 # 锁 switches a lock off only with a complement or an aspect: alone it is the type word.
 LOCK_STEM = "锁"
+# A one-syllable switching verb and 机 (开机, 关机, Cantonese 闩机): the device's power, as
+# the verb alone.
+POWER_OBJECTS = ("机",)
 # A device that moves or blows set going (风扇转起来, 空调吹起来): switched on.
 MOVING_STEMS = ("转", "吹", "动")
 MOVING_STARTED = ("起来",)
@@ -1473,6 +1476,10 @@ SIZE_ADJECTIVES = {
     "开": ("大", "小", "高", "低", "亮", "暗", "大声", "小声", "强", "弱"),
     "关": ("小", "低"),
 }
+# Sizes that also call a light (大灯 the main light, 小灯 a small lamp): said between a
+# switching verb and a light's type word (开小灯, 关小灯, 开大灯) they are part of its name, not a
+# change (开大窗帘 still opens the curtain wide).
+SIZE_NAMES = ("大", "小")
 # Said last in a change with no attribute (开大, 调小, 校细, 加大, 最强, 开满), these say more or
 # less of what the device does, not a bigger or smaller number: an air conditioner that cools
 # is made stronger by a lower set point (空调开大一点 in summer is colder, not 27 °C).
@@ -1494,6 +1501,7 @@ FELT = ("hot", "cold")
 # Endings that say the degree after the quality.
 DEGREE_ENDINGS = (
     *("死了", "死", "得很", "得慌", "得要命", "得要死", "得不行", "得受不了", "死个人了", "死人了"),
+    *("死我了", "死我啦"),  # 冷死我了
     *("坏了", "爆了"),  # 热坏了, 冻爆了
 )
 # The qualities, by the complaint they make (COMPLAINT_REMEDIES); those in QUALITIES_ALONE

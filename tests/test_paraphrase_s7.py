@@ -17,6 +17,9 @@ checks that nothing is sent:
 - a moving device set going (风扇转起来, 空调吹起来): switched on; Cantonese 打 as a change verb
   (打低两度): what 调低两度 does; the steps of a change in any unit (大两格, 低一个档): what
   the same steps in 档 do;
+- a switching verb and a size said first, before a light's type word (关小灯, 开大灯): a light
+  called by its size, switched or refused by name, never a change of brightness; 开机/关机:
+  the device switched;
 - a verb of keeping before or after what it keeps (只留客厅的灯, 卧室灯先留着吧, 客厅灯开着就
   行): no command reaches what is kept, on the demo home (tests/test_properties.py's words).
 
@@ -53,9 +56,11 @@ from jiayu.grammar.vocab import (
     NOTCH_COUNTS,
     NOTCH_UNITS,
     POINTING_CLASSIFIERS,
+    POWER_OBJECTS,
     PROGRESS_ASKED,
     PROGRESS_RESULTS,
     SEPARABLE,
+    SIZE_NAMES,
     TABLES,
 )
 from jiayu.home import load_home
@@ -351,6 +356,52 @@ def test_steps_in_any_unit_move_as_steps_in_dang_do(data: st.DataObject) -> None
     verb = data.draw(st.sampled_from(("调大", "调小", "开大", "大", "小")))
     said = f"{room}{bare}音量{verb}{{}}"
     _same(index, said.format(count + unit), said.format(count + "档"))
+
+
+_LIGHT_WORDS = sorted(w for w, kind in TABLES["TYPE"].items() if kind == "Light")
+
+
+@settings(SETTINGS, max_examples=300)
+@given(
+    index=st.integers(0, len(_HOMES) - 1),
+    request=st.sampled_from(_REQUESTS),
+    verb=st.sampled_from(("开", "关")),
+    size=st.sampled_from(SIZE_NAMES),
+    light=st.sampled_from(_LIGHT_WORDS),
+    particle=st.sampled_from(("", "吧", "一下")),
+)
+def test_a_size_before_a_lights_type_word_names_a_light_never_a_change(
+    index: int, request: str, verb: str, size: str, light: str, particle: str
+) -> None:
+    text = request + verb + size + light + particle
+    _outcome, sent, _answered = _turn(index, text)
+    assert {command for _device, command in sent} <= {"turn_on", "turn_off"}, (text, sent)
+
+
+@st.composite
+def _powered(draw: st.DrawFn) -> tuple[int, str, tuple[str, str]]:
+    """[把] device 开机/关机 [了]: (home, text, (device, command))."""
+    index, device, room, bare = draw(_switchable())
+    on = draw(st.booleans())
+    verb = draw(st.sampled_from(("开",) if on else ("关", "闩"))) + draw(
+        st.sampled_from(POWER_OBJECTS)
+    )
+    text = (
+        draw(st.sampled_from(("", "把")))
+        + room
+        + bare
+        + verb
+        + draw(st.sampled_from(("", "了", "吧")))
+    )
+    return index, text, (device.id, "turn_on" if on else "turn_off")
+
+
+@settings(SETTINGS, max_examples=300)
+@given(_powered())
+def test_a_switching_verb_and_ji_switch_the_device(case: tuple[int, str, tuple[str, str]]) -> None:
+    index, text, expected = case
+    outcome, sent, _answered = _turn(index, text)
+    assert (outcome, sent) == ("executed", [expected]), text
 
 
 _KEEPING = sorted(
