@@ -695,6 +695,9 @@ def _word_roles(tokens: list[Token], text: str) -> list[Token]:
     if "REL" in kinds and "TYPE" in kinds:
         tokens = _sized_name(tokens, text)  # 关小灯: 关 + a lamp called 小灯
         kinds = set(map(_KIND, tokens))
+    if "ALL" in kinds and _WHOLE_OR_SET in text:
+        tokens = _set_by_one(tokens)  # 空调整个二十六度: 整个 sets, it does not widen
+        kinds = set(map(_KIND, tokens))
     if (
         text.rstrip(_STOPS).endswith(("吗", "么"))
         and not kinds.isdisjoint(_VALUE_SAID)
@@ -766,6 +769,26 @@ def _type_word_rejoined(tokens: list[Token]) -> list[Token]:
                 out[i] = Token("TO", to, to, at, setter.match, TABLES["TO"][to])
                 break
     return tokens if out is None else out
+
+
+# 整个 is "whole" (整个客厅) and, like 来个 and 搞个, the verb that sets a value said next.
+_WHOLE_OR_SET = "整个"
+_SET_VALUES = frozenset({"NUM", "PCT_PRE", "HALF", "EXTREME", "MODE", "SPEED", "COLOR", "PRESET"})
+
+
+def _set_by_one(tokens: list[Token]) -> list[Token]:
+    """空调给我整个二十六度: 整个 right before a value sets it (as 来个 and 搞个 do); it never
+    widens the clause to every device, which it did (every air conditioner set to 26)."""
+    out = tokens
+    for i in range(len(tokens) - 1):
+        token = tokens[i]
+        if (
+            token.kind == "ALL"
+            and token.said == _WHOLE_OR_SET
+            and tokens[i + 1].kind in _SET_VALUES
+        ):
+            out = [*out[:i], _as(token, "SET", "set"), *out[i + 1 :]]
+    return out
 
 
 # A switching verb and a size (开大, 开小, 关小: SIZE_ADJECTIVES), by the verb's kind.

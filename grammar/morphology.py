@@ -284,6 +284,7 @@ def morphemes() -> dict[str, tuple[tuple[str, ...], bool]]:
         "HOW_LONG_LINKS": (v.HOW_LONG_LINKS, False),
         "GEARS": (v.GEARS, False),
         "MOVING_STEMS": (v.MOVING_STEMS, True),
+        "SETTING_BY_ONE": (v.SETTING_BY_ONE, True),
         "POWER_OBJECTS": (v.POWER_OBJECTS, False),
         "NOTCH_COUNTS": (tuple(v.NOTCH_COUNTS), True),
         "NOTCH_UNITS": (v.NOTCH_UNITS, False),
@@ -314,7 +315,13 @@ def derived() -> dict[str, dict[str, Any]]:
         ),
         "STATE": _state_words(v),
         "OFF": dict.fromkeys(_off_words(v), "off"),
-        "SET": dict.fromkeys((stem + to for stem in v.SET_STEMS for to in v.SET_TO), "set"),
+        "SET": dict.fromkeys(
+            (
+                *(stem + to for stem in v.SET_STEMS for to in v.SET_TO),
+                *(verb + "个" for verb in v.SETTING_BY_ONE),
+            ),
+            "set",
+        ),
         "REL": _relative_words(v),
         "QSTATE": {
             **_stative_asked(v),

@@ -254,7 +254,8 @@ TABLES: dict[str, dict[str, Any]] = {
     ),
     # Verbs that take a value after their 到/成/为 (调到26度): composed from SET_STEMS and
     # SET_TO; these few take it with no such word.
-    "SET": dict.fromkeys(("来个", "来点", "弄个", "调去", "调返", "校去", "校返"), "set"),
+    # (来个, 弄个, 搞个 are composed: SETTING_BY_ONE)
+    "SET": dict.fromkeys(("来点", "调去", "调返", "校去", "校返"), "set"),
     # A verb that names its target before the value: 设置空调温度为26度.
     "SETV": dict.fromkeys(
         ("设置", "设定", "调", "调整", "校", "调节", "变更", "设", "调教", "定"), "set"
@@ -1368,6 +1369,9 @@ LOCK_STEM = "锁"
 # A one-syllable switching verb and 机 (开机, 关机, Cantonese 闩机): the device's power, as
 # the verb alone.
 POWER_OBJECTS = ("机",)
+# A verb of doing or 来 and 个 before a value set it (来个二十六度, 搞个50, 弄个制冷); 整个 is
+# that too before a value (空调给我整个二十六度), and "whole" elsewhere (整个客厅).
+SETTING_BY_ONE = ("来", "弄", "搞", "整")
 # A device that moves or blows set going (风扇转起来, 空调吹起来): switched on.
 MOVING_STEMS = ("转", "吹", "动")
 MOVING_STARTED = ("起来",)

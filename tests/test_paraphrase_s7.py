@@ -20,6 +20,8 @@ checks that nothing is sent:
 - a switching verb and a size said first, before a light's type word (关小灯, 开大灯): a light
   called by its size, switched or refused by name, never a change of brightness; 开机/关机:
   the device switched;
+- a verb of doing or 来 and 个 before a value (来个二十六度, 搞个50, 整个二十六度): what 调到 does,
+  to that one device (整个 there never widens to every device, which it did);
 - a verb of keeping before or after what it keeps (只留客厅的灯, 卧室灯先留着吧, 客厅灯开着就
   行): no command reaches what is kept, on the demo home (tests/test_properties.py's words).
 
@@ -60,6 +62,7 @@ from jiayu.grammar.vocab import (
     PROGRESS_ASKED,
     PROGRESS_RESULTS,
     SEPARABLE,
+    SETTING_BY_ONE,
     SIZE_NAMES,
     TABLES,
 )
@@ -402,6 +405,20 @@ def test_a_switching_verb_and_ji_switch_the_device(case: tuple[int, str, tuple[s
     index, text, expected = case
     outcome, sent, _answered = _turn(index, text)
     assert (outcome, sent) == ("executed", [expected]), text
+
+
+@settings(SETTINGS, max_examples=300)
+@given(st.data())
+def test_a_verb_and_ge_before_a_value_sets_it_on_that_device_alone(data: st.DataObject) -> None:
+    index = data.draw(st.integers(0, len(_HOMES) - 1))
+    home = _engine(index).home
+    settable = {"set_temperature": "二十六度", "set_brightness": "五十"}
+    command = data.draw(st.sampled_from(sorted(settable)))
+    _device, room, bare = data.draw(st.sampled_from(_devices(home, lambda d: supports(d, command))))
+    one = data.draw(st.sampled_from(SETTING_BY_ONE)) + "个"
+    helper = data.draw(st.sampled_from(("", "给我")))
+    value = settable[command]
+    _same(index, f"{room}{bare}{helper}{one}{value}", f"{room}{bare}调到{value}")
 
 
 _KEEPING = sorted(
