@@ -14,7 +14,10 @@ WAKE_WORDS = ("小爱同学", "小爱", "天猫精灵", "小度小度", "小度"
 
 # Greetings: a word of another domain said alone (你好), said to the assistant before a
 # command (你好，打开灯: compiler/lexicon.py makes it a filler there).
-GREETINGS = ("你好", "您好", "早上好", "晚上好", "下午好", "中午好", "嗨", "你好呀", "您好呀")
+GREETINGS = (
+    *("你好", "您好", "早上好", "晚上好", "下午好", "中午好", "嗨", "你好呀", "您好呀"),
+    "侬好",  # Wu 你好
+)
 
 # The speaker saying they want it (我要开灯, 俺想看电视, 人家要开灯), in the registers'
 # words for "I": fillers, composed below.
@@ -77,6 +80,7 @@ FILLERS = (
     "快",
     "你",
     "您",
+    "侬",  # Wu (Shanghainese) 你
     "想",
     "要",
     "能不能",
@@ -1363,7 +1367,7 @@ ON_STEMS = ("开", "打开", "开启", "启动", "启用", "点亮", "运行", "
 OFF_STEMS = ("关", "关闭", "熄", "熄灭", "灭", "闩", "停掉")
 # Direction and result complements that keep a switching verb's sense (开起来, 关掉).
 ON_COMPLEMENTS = ("起", "起来", "来", "上", "开", "着")
-OFF_COMPLEMENTS = ("掉", "上", "好", "埋", "住", "起来", "起")
+OFF_COMPLEMENTS = ("掉", "上", "好", "埋", "住", "起来", "起", "脱")  # Wu 关脱
 # 锁 switches a lock off only with a complement or an aspect: alone it is the type word.
 LOCK_STEM = "锁"
 # A one-syllable switching verb and 机 (开机, 关机, Cantonese 闩机): the device's power, as
@@ -1595,6 +1599,7 @@ WRAPPERS = (
     "中不中",
     "成不",
     *("可好", "成吗", "中不", "要得不"),  # tags: 灯关了可好, 把空调开一下要得不
+    *("好伐", "行伐", "可以伐"),  # Wu tags (灯打开好伐): 伐 is 不 asked
     "帮我个忙",
     "我说",
     "我讲",
@@ -1651,7 +1656,8 @@ REQUESTS = frozenset(
         *("帮个忙", "给我", "替我", "一下", "一下子", "一哈", "好吗", "行吗", "可以吗"),
         *("好不好", "行不行", "能不能", "能否", "可不可以", "能", "可否", "可唔可以"),
         *("得唔得", "行不", "好不", "中不中", "成不", "可以", "唔该", "叫", "让"),
-        *("劳烦", "烦请", "可好", "成吗", "中不", "要得不", "帮我个忙"),
+        *("劳烦", "烦请", "可好", "成吗", "中不", "要得不", "帮我个忙", "好伐", "行伐"),
+        "可以伐",
         *HELPED_FOR,
     }
 )
