@@ -50,7 +50,8 @@ from jiayu.text import plain_name
 FILLER = "FILLER"
 CLF = "CLF"
 COMPOUND = "COMPOUND"
-_SOFT_KINDS = frozenset({"NOT_HOME", "NAME", "PRESET"})  # fixed words a home's own names take over
+# Fixed words a home's own names take over (a device called 宝贝 is that device).
+_SOFT_KINDS = frozenset({"NOT_HOME", "NAME", "PRESET", "CALLED"})
 UNKNOWN = "NAME"  # unknown spans become names the resolver may still find fuzzily
 
 # How many syllables of a pinyin key's beginnings are kept to end a slip search early. Most
@@ -686,6 +687,9 @@ def _word_roles(tokens: list[Token], text: str) -> list[Token]:
     if "NOT_HOME" in kinds:
         tokens = _greeted(tokens)  # 你好，打开灯
         kinds = set(map(_KIND, tokens))
+    if "CALLED" in kinds:
+        tokens = _called(tokens, text)  # 妈妈，我要开灯
+        kinds = set(map(_KIND, tokens))
     if "还是" in text and FILLER in kinds:
         tokens = _one_alternative(tokens, text)  # 电视开着还是关着: one look at the text first
         kinds = set(map(_KIND, tokens))
@@ -1114,6 +1118,35 @@ def _greeted(tokens: list[Token]) -> list[Token]:
     if len(words) > 1 and tokens[first].kind == "NOT_HOME" and tokens[first].text in GREETINGS:
         return [*tokens[:first], _as(tokens[first], FILLER, None), *tokens[first + 1 :]]
     return tokens
+
+
+# What follows whom a speaker calls, for the call to be one: a pause, a request, 把 or a verb;
+# never 的, a place or a device, which say whose (妈妈的灯, 爸爸房间).
+_AFTER_CALLED = frozenset({FILLER, "SEP", "BA"})
+
+
+def _called(tokens: list[Token], text: str) -> list[Token]:
+    """妈妈，我要开灯 / 老伴儿把电视给关了: a person called first, before a request or a verb, is
+    said to that person; the home hears the rest, and the call is a filler. Said anywhere
+    else (妈妈的灯, 打开外婆房间的灯) the word is one nothing here explains: the whole-utterance
+    gate decides, as for any unknown word."""
+    words = _said_at(tokens)
+    out = list(tokens)
+    for n, i in enumerate(words):
+        token = tokens[i]
+        if token.kind != "CALLED":
+            continue
+        after = tokens[i + 1] if i + 1 < len(tokens) else None
+        if (
+            n == 0
+            and after is not None
+            and (after.kind in _AFTER_CALLED or after.kind in _VERBS)
+            and tokens[words[1]].kind not in _PLACES
+        ):
+            out[i] = _as(token, FILLER, None)
+        else:
+            out[i] = _unknown(text, token.start, token.start + len(token.said))
+    return out
 
 
 def _one_alternative(tokens: list[Token], text: str) -> list[Token]:

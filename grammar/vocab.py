@@ -1584,6 +1584,14 @@ HELPED = (
     *("俺", "俺们", "老子", "人家", "阿拉", "我哋"),  # the speaker, in dialects and registers
 )
 HELPED_FOR = tuple(verb + who for verb in HELPING for who in HELPED)
+# Whom a speaker calls first, before what they ask (妈妈，我要开灯; 老伴儿把电视给关了): said to
+# them, heard by the home, it asks nothing of its own. Only first and before a request or a
+# verb: before 的 or a device (妈妈的灯) it says whose, a word nothing here explains. A word
+# of their own (TABLES["CALLED"]), so that none is cut in two (外婆 is not 外 + 婆).
+CALLED = (
+    *("妈妈", "妈", "爸爸", "爸", "奶奶", "爷爷", "姥姥", "姥爷", "外婆", "外公", "阿嫲"),
+    *("老伴", "老婆", "老公", "媳妇", "闺女", "女儿", "儿子", "宝贝", "宝宝", "亲爱的", "阿姨"),
+)
 PASSED_ON = tuple(who + "说" for who in HELPED)
 
 # Wrappers around a command that never change its meaning, added to the fillers: requests
@@ -1851,6 +1859,8 @@ QUESTION = r"[?？]|[吗么嘛呢咩]$|(.{1,2})[不唔]\1|[是系]咪|是否|难
 """A question, as a regular expression: a question mark anywhere, a final question particle,
 A-not-A (对不对, 确不确定, 对唔对), 系咪, or a question word."""
 
+
+TABLES["CALLED"] = dict.fromkeys(CALLED, "called")
 
 # --- The composed vocabulary ----------------------------------------------------------------
 LISTED = TABLES

@@ -22,6 +22,8 @@ checks that nothing is sent:
   the device switched;
 - a verb of doing or 来 and 个 before a value (来个二十六度, 搞个50, 整个二十六度): what 调到 does,
   to that one device (整个 there never widens to every device, which it did);
+- a person called first, before a request or a verb (妈妈，我要开灯; 老伴儿把电视给关了): the
+  home does what the rest says; before 的 or a device it says whose, and nothing is sent;
 - a verb of keeping before or after what it keeps (只留客厅的灯, 卧室灯先留着吧, 客厅灯开着就
   行): no command reaches what is kept, on the demo home (tests/test_properties.py's words).
 
@@ -45,6 +47,7 @@ from jiayu.executor.hubs import SimulatedHub
 from jiayu.grammar.morphology import derived
 from jiayu.grammar.vocab import (
     ASKED_LEADS,
+    CALLED,
     DEMONSTRATIVES,
     DOING_ASKED_VERBS,
     DOING_LEADS,
@@ -419,6 +422,34 @@ def test_a_verb_and_ge_before_a_value_sets_it_on_that_device_alone(data: st.Data
     helper = data.draw(st.sampled_from(("", "给我")))
     value = settable[command]
     _same(index, f"{room}{bare}{helper}{one}{value}", f"{room}{bare}调到{value}")
+
+
+@settings(SETTINGS, max_examples=300)
+@given(st.data())
+def test_a_person_called_first_is_said_to_and_the_rest_is_done(data: st.DataObject) -> None:
+    index, _device, room, bare = data.draw(_switchable())
+    called = data.draw(st.sampled_from(CALLED)) + data.draw(st.sampled_from(("", "，", "啊，")))
+    verb = data.draw(st.sampled_from(("打开", "关掉")))
+    rest = data.draw(
+        st.sampled_from((f"{verb}{room}{bare}", f"把{room}{bare}{verb}", f"帮我{verb}{room}{bare}"))
+    )
+    _same(index, called + rest, rest)
+
+
+@settings(SETTINGS, max_examples=200)
+@given(st.data())
+def test_a_person_said_before_de_or_a_device_sends_nothing(data: st.DataObject) -> None:
+    index, _device, room, bare = data.draw(_switchable())
+    called = data.draw(st.sampled_from(CALLED))
+    text = (
+        called
+        + data.draw(st.sampled_from(("的", "")))
+        + room
+        + bare
+        + data.draw(st.sampled_from(("关了", "打开", "开一下")))
+    )
+    outcome, sent, _answered = _turn(index, text)
+    assert sent == [], (text, outcome)
 
 
 _KEEPING = sorted(
