@@ -26,8 +26,12 @@ from jiayu.compiler.numbers import (
 )
 from jiayu.compiler.pinyin import char_key, name_keys
 from jiayu.grammar.vocab import (
+    ADDRESSEES,
     CLASSIFIERS,
     COMPOUND_WORDS,
+    DOING_ASKED_VERBS,
+    DOING_LEADS,
+    DOING_WHAT,
     FILLER_WORDS,
     GREETINGS,
     HELPED_FOR,
@@ -690,6 +694,9 @@ def _word_roles(tokens: list[Token], text: str) -> list[Token]:
     if "CALLED" in kinds:
         tokens = _called(tokens, text)  # 妈妈，我要开灯
         kinds = set(map(_KIND, tokens))
+    if "QWORD" in kinds and FILLER in kinds:
+        tokens = _asked_of_the_assistant(tokens)  # 你在干嘛
+        kinds = set(map(_KIND, tokens))
     if "还是" in text and FILLER in kinds:
         tokens = _one_alternative(tokens, text)  # 电视开着还是关着: one look at the text first
         kinds = set(map(_KIND, tokens))
@@ -1117,6 +1124,32 @@ def _greeted(tokens: list[Token]) -> list[Token]:
     first = words[0]
     if len(words) > 1 and tokens[first].kind == "NOT_HOME" and tokens[first].text in GREETINGS:
         return [*tokens[:first], _as(tokens[first], FILLER, None), *tokens[first + 1 :]]
+    return tokens
+
+
+_ADDRESSED = frozenset(ADDRESSEES)
+_DOING_ASKED = frozenset(
+    lead + verb + what
+    for lead in DOING_LEADS
+    for verb in DOING_ASKED_VERBS
+    for what in DOING_WHAT
+)
+
+
+def _asked_of_the_assistant(tokens: list[Token]) -> list[Token]:
+    """你在干嘛 / 您在忙什么: what someone is doing, asked right after 你 said first, is asked of
+    the assistant, not of a device: another domain's, as 你是谁 is. (扫地机器人在干嘛 asks
+    the device's state.)"""
+    words = _said_at(tokens)
+    if (
+        words
+        and all(t.kind == FILLER for t in tokens[: words[0]])
+        and tokens[words[0] - 1].text in _ADDRESSED
+        and tokens[words[0]].kind == "QWORD"
+        and tokens[words[0]].text in _DOING_ASKED
+    ):
+        first = words[0]
+        return [*tokens[:first], _as(tokens[first], "NOT_HOME", "not_home"), *tokens[first + 1 :]]
     return tokens
 
 

@@ -279,7 +279,6 @@ def morphemes() -> dict[str, tuple[tuple[str, ...], bool]]:
         "DOING_LEADS": (v.DOING_LEADS, True),
         "DOING_ASKED_VERBS": (v.DOING_ASKED_VERBS, False),
         "DOING_WHAT": (v.DOING_WHAT, False),
-        "ADDRESSEES": (v.ADDRESSEES, True),
         "HOW_LONG": (v.HOW_LONG, True),
         "HOW_LONG_LINKS": (v.HOW_LONG_LINKS, False),
         "GEARS": (v.GEARS, False),
@@ -334,10 +333,6 @@ def derived() -> dict[str, dict[str, Any]]:
         },
         "QVERB": dict.fromkeys(_looking(v), "query"),
         "QWORD": {**_asked_qualities(v), **_asked_after_a_verb(v)},
-        # 你在干嘛 asks the assistant, not a device: another domain's, as 你是谁 is.
-        "NOT_HOME": dict.fromkeys(
-            (you + doing for you in v.ADDRESSEES for doing in _doing_asked(v)), "not_home"
-        ),
         "IT": dict.fromkeys(
             (this + one for this in v.DEMONSTRATIVES for one in v.POINTING_CLASSIFIERS), "it"
         ),

@@ -1421,8 +1421,9 @@ ASKED_BASES = (
 DOING_LEADS = ("在", "正在", "喺度", "喺")
 DOING_ASKED_VERBS = ("干", "做", "搞", "弄", "忙")
 DOING_WHAT = ("嘛", "什么", "啥", "啥子", "么子", "咩", "乜", "乜嘢")
-# Said before it, the question is the assistant's (你在干嘛, 您在忙什么): not the home's.
-ADDRESSEES = ("你", "您", "你们", "你哋")
+# Said before it, the question is the assistant's (你在干嘛, 您在忙什么): not the home's
+# (compiler/lexicon.py reads them; each is a filler).
+ADDRESSEES = ("你", "您", "你们", "你哋", "侬")
 
 # A verb and its object said as one word (静音, 摇头) part around a softener or a classifier, or
 # around the verb said again (静个音, 摇一下头, 摇一摇头, 摇摇头): the same command.
@@ -1555,8 +1556,8 @@ PROGRESS_ASKED = (
 )
 # How long until it is done, said before or after the verb and its result (还有多久洗完,
 # 还要多久才能扫好, 烘干还要多久): the time left, as 还要多久 alone asks.
-HOW_LONG = ("还有多久", "还要多久", "还有多长时间", "还要多长时间", "还得多久", "要多久", "多久")
-HOW_LONG_LINKS = ("", "才", "能", "才能", "可以")
+HOW_LONG = ("还有多久", "还要多久", "还有多长时间", "要多久", "多久")
+HOW_LONG_LINKS = ("", "能", "才能")
 
 # A state said of a device (有窗帘是打开中的吗, 哪些门是锁了的, 窗户是关闭紧吗): a state verb,
 # an aspect (中, 着, Cantonese 紧; 了 and 咗 only before 的, as 开了 alone is a command) and 的.
