@@ -29,6 +29,7 @@ from jiayu.grammar.vocab import (
     ADDRESSEES,
     CLASSIFIERS,
     COMPOUND_WORDS,
+    DEMONSTRATIVES,
     DOING_ASKED_VERBS,
     DOING_LEADS,
     DOING_WHAT,
@@ -694,6 +695,9 @@ def _word_roles(tokens: list[Token], text: str) -> list[Token]:
     if "CALLED" in kinds:
         tokens = _called(tokens, text)  # 妈妈，我要开灯
         kinds = set(map(_KIND, tokens))
+    if "TYPE" in kinds and not _DEMONSTRATIVE.isdisjoint(text):
+        tokens = _pointed_at(tokens)  # 这灯太亮了: 这 alone before a type word
+        kinds = set(map(_KIND, tokens))
     if "QWORD" in kinds and FILLER in kinds:
         tokens = _asked_of_the_assistant(tokens)  # 你在干嘛
         kinds = set(map(_KIND, tokens))
@@ -1127,12 +1131,33 @@ def _greeted(tokens: list[Token]) -> list[Token]:
     return tokens
 
 
+_DEMONSTRATIVE = frozenset(DEMONSTRATIVES)
+
+
+def _pointed_at(tokens: list[Token]) -> list[Token]:
+    """这灯太亮了 / 那空调关了: a demonstrative said alone right before a type word points at
+    a device of that type, as 这个 and 那台 do (IT). Elsewhere 这 is no word and 那 a filler
+    (那关灯吧: then): only this place makes either a pointer."""
+    out = tokens
+    for i in range(len(tokens) - 1):
+        token, after = tokens[i], tokens[i + 1]
+        if (
+            (token.match == "unknown" or token.kind == FILLER)  # 那 alone is a filler (那关灯吧)
+            and token.said in _DEMONSTRATIVE
+            and after.kind == "TYPE"
+            and token.start + 1 == after.start
+        ):
+            out = [
+                *out[:i],
+                Token("IT", token.said, token.said, token.start, "exact", "it"),
+                *out[i + 1 :],
+            ]
+    return out
+
+
 _ADDRESSED = frozenset(ADDRESSEES)
 _DOING_ASKED = frozenset(
-    lead + verb + what
-    for lead in DOING_LEADS
-    for verb in DOING_ASKED_VERBS
-    for what in DOING_WHAT
+    lead + verb + what for lead in DOING_LEADS for verb in DOING_ASKED_VERBS for what in DOING_WHAT
 )
 
 

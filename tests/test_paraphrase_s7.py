@@ -22,6 +22,8 @@ checks that nothing is sent:
   the device switched;
 - a verb of doing or 来 and 个 before a value (来个二十六度, 搞个50, 整个二十六度): what 调到 does,
   to that one device (整个 there never widens to every device, which it did);
+- a demonstrative alone right before a type word (这灯, 那空调) after a turn that named a
+  device: what 这个灯 / 那个空调 does;
 - a person called first, before a request or a verb (妈妈，我要开灯; 老伴儿把电视给关了): the
   home does what the rest says; before 的 or a device it says whose, and nothing is sent;
 - a verb of keeping before or after what it keeps (只留客厅的灯, 卧室灯先留着吧, 客厅灯开着就
@@ -450,6 +452,32 @@ def test_a_person_said_before_de_or_a_device_sends_nothing(data: st.DataObject) 
     )
     outcome, sent, _answered = _turn(index, text)
     assert sent == [], (text, outcome)
+
+
+# A type word for each switched type (the first the vocabulary lists for it).
+_TYPE_WORD = {
+    kind: next(w for w, k in TABLES["TYPE"].items() if k == kind)
+    for kind in ("Light", "AirConditioner", "Fan", "Television")
+}
+
+
+@settings(SETTINGS, max_examples=300)
+@given(st.data())
+def test_a_demonstrative_alone_before_a_type_word_is_one_with_a_classifier(
+    data: st.DataObject,
+) -> None:
+    index, device, room, bare = data.draw(_switchable().filter(lambda c: c[1].type in _TYPE_WORD))
+    this = data.draw(st.sampled_from(DEMONSTRATIVES))
+    word = _TYPE_WORD[device.type]
+    verb = data.draw(st.sampled_from(("关掉", "关了吧", "打开")))
+    engine = _engine(index)
+    results = []
+    for text in (f"{this}{word}{verb}", f"{this}个{word}{verb}"):
+        fresh = engine.fresh(hub=SimulatedHub(engine.home, {}))
+        fresh.turn(f"打开{room}{bare}", "s7")
+        results.append(fresh.turn(text, "s7"))
+    said, meant = results
+    assert (said.outcome, said.commands) == (meant.outcome, meant.commands), (this, word, verb)
 
 
 _KEEPING = sorted(
