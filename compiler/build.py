@@ -1075,11 +1075,30 @@ class Builder:
     def _one_part(self, items: Sequence[Any]) -> list[Target]:
         """_split() of a run with no AND in it."""
         target = self._one_target(items)
+        if target.quantifier == "all" and self._dou_alone(items, target):
+            # 灯都关了吧: only 所有/全部/全/每个 and counts make a set of a type word by
+            # themselves; 都 alone is every one where the speaker is (asked for with no room
+            # known), never every light of the home. A question still asks about every one
+            # (灯都关了吗), as over a list.
+            here = _replace(target, places=(Place("this_room", None, ""),))
+            self._asked_whole[id(here)] = target
+            return [here]
         if _has_what(target) or (target.count is None and target.device_type is None):
             # Most runs are one part, which names what it means, or is only places (客厅的)
             # and so already what _joined_parts would make of it (test_build_fast.py).
             return [target]
         return _joined_parts([target])
+
+    def _dou_alone(self, items: Sequence[Any], target: Target) -> bool:
+        """Whether a target's only quantifier is 都 said after a bare type word: no place, no
+        name, no count, no reference, no 所有/全部/全 (灯都关了, not 所有灯都关了), and nothing
+        taken out of it."""
+        if target.places or target.name or target.count or target.reference or not target.type_word:
+            return False
+        if any(t.kind in _TAKEN_OUT for t in self._tokens):
+            return False  # 除了主卧，空调都关了 / 灯都关了，床头灯留着: a whole set, less X
+        said = [self._tok(w).text for w in items if _is_leaf(w, "DOU") or _is_leaf(w, "ALL")]
+        return bool(said) and all(text in _DISTRIBUTING for text in said)
 
     def _one_target(self, part: Sequence[Any]) -> Target:
         places: list[Place] = []
@@ -1136,6 +1155,9 @@ _SPAN_NAMES = frozenset({"ROOM", "FLOOR", "GROUP", "NAME", "TYPE", "SCENE"})
 
 # What a device is switched by, said after it (落地扇的开关): the device itself.
 _POWER_WORDS = frozenset({"开关", "总开关", "电源"})
+# Words that take devices out of a set (除了, 以外, 留着, 不用关, 其他): said with 都, it is a
+# whole set they take them out of.
+_TAKEN_OUT = frozenset({"EXCEPT", "EXCEPT_POST", "EXCEPT_END", "NEG", "OTHER"})
 # 都 after a list distributes; 全/统统/所有 make a set of each part.
 _DISTRIBUTING = frozenset({"都", "都给"})
 

@@ -230,6 +230,7 @@ TEMPLATES: Final[Mapping[str, str]] = {
     "ask.which_device": "要{action:action}哪个设备？",
     "ask.which_referent": "你说的是哪个设备？我不确定要{action:action}哪个。",
     "ask.which_room": "“{place}”是指哪个房间？",
+    "ask.which_room_unsaid": "是哪个房间的？",
     "ask.which_count": "找到 {found} 个{noun}，要{action:action}哪{count:count}个？",
     "ask.too_many_rooms": "找到 {found} 个{noun}，要{action:action}哪个房间的？还是全部？",
     "ask.too_many": "找到 {found} 个{noun}，要{action:action}哪一个？还是全部？",

@@ -13,7 +13,7 @@ from jiayu.catalog import is_high_risk
 from jiayu.grammar.phrases import say
 from jiayu.grammar.vocab import QUESTION, STATEMENT_END, TABLES
 from jiayu.home import Home
-from jiayu.ir import Clause, Command
+from jiayu.ir import Clause, Command, Target
 from jiayu.planner import clauses as plan_clauses
 from jiayu.planner import conditions, delayed, preferences
 from jiayu.planner.draft import Draft
@@ -150,7 +150,22 @@ def _answer(draft: Draft, pending: PendingClarify, first: Clause) -> Resolution 
     if first.target is None:
         return None  # 第一个 answers nothing when nothing was offered
     # 要调节哪个设备？— 书房空调: the answer is the target the question lacked.
-    return draft.resolve(replace(pending.clause, target=first.target))
+    return draft.resolve(replace(pending.clause, target=_answered(pending.clause, first.target)))
+
+
+def _answered(asked: Clause, answer: Target) -> Target:
+    """The target a question with no options is answered with. An answer that names no device
+    (客厅 / 书房的 / 全部 to “这里”是指哪个房间？ after 这里的灯关掉) only says where: the
+    question's own target there, never every device of that place (客厅 turned off the room's
+    television and air conditioner with its lights)."""
+    target = asked.target
+    if target is None or answer.name or answer.type_word or answer.reference or answer.count:
+        return answer
+    if answer.places:
+        return replace(target, places=answer.places)
+    if answer.quantifier == "all":  # 全部 / 都: every one in the home
+        return replace(target, places=(), quantifier="all")
+    return answer
 
 
 def _confirmed(draft: Draft, pending: PendingConfirm) -> None:

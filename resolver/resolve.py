@@ -584,6 +584,8 @@ class Resolver:
                 here = area if area is not None and place.kind == "this_room" else None
                 here = here or self._focus_room(session, focus)
                 if here is None:
+                    if not place.text:  # 灯都关了: where the speaker is, said by nobody
+                        return Ask((), say("ask.which_room_unsaid"))
                     return Ask((), say("ask.which_room", place=place.text))
                 if place.kind == "this_room":
                     ids.update(self._in_room.get(here, ()))

@@ -24,6 +24,11 @@ checks that nothing is sent:
   to that one device (整个 there never widens to every device, which it did);
 - a demonstrative alone right before a type word (这灯, 那空调) after a turn that named a
   device: what 这个灯 / 那个空调 does;
+- 都 after a bare type word (灯都关了吧, 把空调都打开): every one of that type where the speaker
+  is, asked for with no room known; never a device elsewhere (contract revision 4: only
+  所有/全部/全/每个 and counts make a set of a type word by themselves);
+- a room answered to a question with no options (“这里”是指哪个房间？ — 客厅): the question's
+  own devices there, never another device of that room;
 - a person called first, before a request or a verb (妈妈，我要开灯; 老伴儿把电视给关了): the
   home does what the rest says; before 的 or a device it says whose, and nothing is sent;
 - a verb of keeping before or after what it keeps (只留客厅的灯, 卧室灯先留着吧, 客厅灯开着就
@@ -478,6 +483,45 @@ def test_a_demonstrative_alone_before_a_type_word_is_one_with_a_classifier(
         results.append(fresh.turn(text, "s7"))
     said, meant = results
     assert (said.outcome, said.commands) == (meant.outcome, meant.commands), (this, word, verb)
+
+
+@settings(SETTINGS, max_examples=300)
+@given(st.data())
+def test_dou_after_a_type_word_stays_where_the_speaker_is(data: st.DataObject) -> None:
+    index = data.draw(st.integers(0, len(_HOMES) - 1))
+    engine = _engine(index)
+    home = engine.home
+    kind = data.draw(st.sampled_from(sorted(_TYPE_WORD)))
+    rooms = sorted({d.room for d in home.devices if d.type == kind})
+    if not rooms:
+        return
+    room = data.draw(st.sampled_from(rooms))
+    verb = data.draw(st.sampled_from(("关了吧", "关掉", "打开")))
+    text = data.draw(st.sampled_from(("", "把"))) + _TYPE_WORD[kind] + "都" + verb
+    here = engine.fresh(hub=SimulatedHub(home, {})).turn(text, "s7", area=room)
+    sent = {c["device"] for c in here.commands}
+    assert sent and all(home.device(d).room == room for d in sent), (text, room, sent)
+    nowhere = engine.fresh(hub=SimulatedHub(home, {})).turn(text, "s7")
+    assert (nowhere.outcome, nowhere.commands) == ("clarify", []), text
+
+
+@settings(SETTINGS, max_examples=300)
+@given(st.data())
+def test_a_room_answered_keeps_the_questions_devices(data: st.DataObject) -> None:
+    index = data.draw(st.integers(0, len(_HOMES) - 1))
+    engine = _engine(index)
+    home = engine.home
+    kind = data.draw(st.sampled_from(sorted(_TYPE_WORD)))
+    rooms = sorted({d.room for d in home.devices if d.type == kind})
+    if not rooms:
+        return
+    room = home.room(data.draw(st.sampled_from(rooms)))
+    fresh = engine.fresh(hub=SimulatedHub(home, {}))
+    asked = fresh.turn(f"这里的{_TYPE_WORD[kind]}关掉", "s7")
+    assert asked.outcome == "clarify", asked.reply
+    answered = fresh.turn(room.name + data.draw(st.sampled_from(("", "的"))), "s7")
+    sent = [home.device(c["device"]) for c in answered.commands]
+    assert all(d.room == room.id and d.serves_as(kind) for d in sent), (room.name, sent)
 
 
 _KEEPING = sorted(
