@@ -695,6 +695,9 @@ def _word_roles(tokens: list[Token], text: str) -> list[Token]:
     if "CALLED" in kinds:
         tokens = _called(tokens, text)  # 妈妈，我要开灯
         kinds = set(map(_KIND, tokens))
+    if "NUM" in kinds and not kinds.isdisjoint(_NAMED_VALUES):
+        tokens = _values_apart(tokens)  # 空调制冷26度: two values, as 空调制冷，26度
+        kinds = set(map(_KIND, tokens))
     if "TYPE" in kinds and not _DEMONSTRATIVE.isdisjoint(text):
         tokens = _pointed_at(tokens)  # 这灯太亮了: 这 alone before a type word
         kinds = set(map(_KIND, tokens))
@@ -1129,6 +1132,33 @@ def _greeted(tokens: list[Token]) -> list[Token]:
     if len(words) > 1 and tokens[first].kind == "NOT_HOME" and tokens[first].text in GREETINGS:
         return [*tokens[:first], _as(tokens[first], FILLER, None), *tokens[first + 1 :]]
     return tokens
+
+
+# Values said by a word (制冷, 高速, 自然风); a number's unit (度, %) ends the number's value.
+_NAMED_VALUES = frozenset({"MODE", "SPEED", "PRESET", "COLOR"})
+_UNITS = frozenset({"DEG", "PCT", "KELVIN"})
+
+
+def _values_apart(tokens: list[Token]) -> list[Token]:
+    """空调制冷26度 / 空调开26度制冷 / 空调高风26度 / 灯调到暖光50: a value said by a word (its
+    attribute may follow it: 制冷模式) and a number said right after it, or before it, are two
+    values of one clause, as if a pause were between
+    them (空调制冷，26度): a pause is put there, said in no character, and the second value
+    takes the first's device, as a clause after a pause does."""
+    out: list[Token] = []
+    for i, token in enumerate(tokens):
+        if i and out[-1].kind != "SEP":
+            before = tokens[i - 1]
+            if before.kind == "ATTR" and i > 1 and tokens[i - 2].kind in _NAMED_VALUES:
+                before = tokens[i - 2]  # 制冷模式26度: the value's attribute said after it
+            named_then_number = before.kind in _NAMED_VALUES and token.kind == "NUM"
+            number_then_named = token.kind in _NAMED_VALUES and (
+                before.kind in _UNITS or before.kind == "NUM"
+            )
+            if named_then_number or number_then_named:
+                out.append(Token("SEP", "", "", token.start, "exact", "sep"))
+        out.append(token)
+    return out if len(out) != len(tokens) else tokens
 
 
 _DEMONSTRATIVE = frozenset(DEMONSTRATIVES)

@@ -29,6 +29,8 @@ checks that nothing is sent:
   所有/全部/全/每个 and counts make a set of a type word by themselves);
 - a room answered to a question with no options (“这里”是指哪个房间？ — 客厅): the question's
   own devices there, never another device of that room;
+- two values of one clause said with no pause (空调制冷26度, 空调开26度制冷模式): what the
+  same with a pause between does;
 - a person called first, before a request or a verb (妈妈，我要开灯; 老伴儿把电视给关了): the
   home does what the rest says; before 的 or a device it says whose, and nothing is sent;
 - a verb of keeping before or after what it keeps (只留客厅的灯, 卧室灯先留着吧, 客厅灯开着就
@@ -522,6 +524,19 @@ def test_a_room_answered_keeps_the_questions_devices(data: st.DataObject) -> Non
     answered = fresh.turn(room.name + data.draw(st.sampled_from(("", "的"))), "s7")
     sent = [home.device(c["device"]) for c in answered.commands]
     assert all(d.room == room.id and d.serves_as(kind) for d in sent), (room.name, sent)
+
+
+@settings(SETTINGS, max_examples=300)
+@given(st.data())
+def test_two_values_said_without_a_pause_are_both_set(data: st.DataObject) -> None:
+    index = data.draw(st.integers(0, len(_HOMES) - 1).filter(lambda i: bool(_air_conditioners(i))))
+    _device, room, bare = data.draw(st.sampled_from(_air_conditioners(index)))
+    mode = data.draw(st.sampled_from(("制冷", "制热", "制冷模式", "除湿")))
+    degrees = data.draw(st.sampled_from(("26度", "二十四度", "22度")))
+    verb = data.draw(st.sampled_from(("", "开", "调到", "设成")))
+    first, second = data.draw(st.permutations((mode, degrees)))
+    said = f"{room}{bare}{verb}{first}{{}}{second}"
+    _same(index, said.format(""), said.format("，"))
 
 
 _KEEPING = sorted(
