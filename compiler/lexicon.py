@@ -1142,9 +1142,9 @@ _UNITS = frozenset({"DEG", "PCT", "KELVIN"})
 def _values_apart(tokens: list[Token]) -> list[Token]:
     """空调制冷26度 / 空调开26度制冷 / 空调高风26度 / 灯调到暖光50: a value said by a word (its
     attribute may follow it: 制冷模式) and a number said right after it, or before it, are two
-    values of one clause, as if a pause were between
-    them (空调制冷，26度): a pause is put there, said in no character, and the second value
-    takes the first's device, as a clause after a pause does."""
+    values of one clause, as if a pause were between them (空调制冷，26度): a pause is put
+    there, said in no character, and the second value takes the first's device, as a clause
+    after a pause does."""
     out: list[Token] = []
     for i, token in enumerate(tokens):
         if i and out[-1].kind != "SEP":
@@ -1198,6 +1198,7 @@ def _asked_of_the_assistant(tokens: list[Token]) -> list[Token]:
     words = _said_at(tokens)
     if (
         words
+        and words[0] > 0  # 你 said first, before the question
         and all(t.kind == FILLER for t in tokens[: words[0]])
         and tokens[words[0] - 1].text in _ADDRESSED
         and tokens[words[0]].kind == "QWORD"
@@ -1227,6 +1228,7 @@ def _called(tokens: list[Token], text: str) -> list[Token]:
         after = tokens[i + 1] if i + 1 < len(tokens) else None
         if (
             n == 0
+            and len(words) > 1  # 妈妈啊 alone calls, and asks nothing of the home
             and after is not None
             and (after.kind in _AFTER_CALLED or after.kind in _VERBS)
             and tokens[words[1]].kind not in _PLACES

@@ -6,11 +6,12 @@ import importlib.util
 from pathlib import Path
 from types import ModuleType
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from jiayu.compiler import compile_text
 from jiayu.engine import Engine
+from jiayu.grammar.vocab import FILLER_WORDS
 from jiayu.grammar.vocab import TABLES as VOCAB_TABLES
 from jiayu.home import Home, parse_home
 from jiayu.ir import NoParse, Parse
@@ -55,6 +56,22 @@ text_chinese = st.text(
     ),
     max_size=30,
 )
+
+
+# Whole words of the vocabulary, in any order: the lexer's role passes read a word's
+# neighbours, so a word said alone, first or last (妈妈啊, 在干嘛你) is where one may fail.
+_VOCABULARY = sorted({w for table in VOCAB_TABLES.values() for w in table} | set(FILLER_WORDS))
+text_words = st.lists(st.sampled_from(_VOCABULARY), min_size=1, max_size=5).map("".join)
+
+
+@settings(SETTINGS, max_examples=3000)
+@given(text=text_words)
+@example(text="妈妈啊")  # a call with nothing after it (it raised IndexError)
+@example(text="在干嘛你")
+def test_compile_of_vocabulary_words_in_any_order_never_raises(
+    demo_engine: Engine, text: str
+) -> None:
+    assert isinstance(compile_text(text, demo_engine.lexicon), Parse | NoParse)
 
 
 @SETTINGS
