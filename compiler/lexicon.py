@@ -25,14 +25,12 @@ from jiayu.compiler.numbers import (
     scan_time,
 )
 from jiayu.compiler.pinyin import char_key, name_keys
+from jiayu.grammar.morphology import doing_asked
 from jiayu.grammar.vocab import (
     ADDRESSEES,
     CLASSIFIERS,
     COMPOUND_WORDS,
     DEMONSTRATIVES,
-    DOING_ASKED_VERBS,
-    DOING_LEADS,
-    DOING_WHAT,
     FILLER_WORDS,
     GREETINGS,
     HELPED_FOR,
@@ -1186,9 +1184,7 @@ def _pointed_at(tokens: list[Token]) -> list[Token]:
 
 
 _ADDRESSED = frozenset(ADDRESSEES)
-_DOING_ASKED = frozenset(
-    lead + verb + what for lead in DOING_LEADS for verb in DOING_ASKED_VERBS for what in DOING_WHAT
-)
+_DOING_ASKED = frozenset(doing_asked())
 
 
 def _asked_of_the_assistant(tokens: list[Token]) -> list[Token]:

@@ -184,10 +184,13 @@ def _asked_after_a_verb(v: ModuleType) -> dict[str, Any]:
     asked = {
         lead + base: v.TABLES["QWORD"][base] for lead in v.ASKED_LEADS for base in v.ASKED_BASES
     }
-    return {**asked, **dict.fromkeys(_doing_asked(v), "state")}
+    return {**asked, **dict.fromkeys(doing_asked(), "state")}
 
 
-def _doing_asked(v: ModuleType) -> list[str]:
+def doing_asked() -> list[str]:
+    """在干嘛, 正在做什么, 喺度做乜: what a device is doing, asked (the lexer reads them after 你
+    too: compiler/lexicon.py)."""
+    v = _vocab()
     return [
         lead + verb + what
         for lead in v.DOING_LEADS
