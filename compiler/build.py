@@ -1062,15 +1062,16 @@ class Builder:
     def _distributes(self, parts: list[list[Any]]) -> bool:
         """Whether the only quantifier of a list is a 都 said after it (把A和B都关了), and more
         than one part names what it means (客厅和卧室的灯都关了 is one noun in two places)."""
-        quantifiers = [
-            w for part in parts for w in part if _is_leaf(w, "DOU") or _is_leaf(w, "ALL")
-        ]
+        quantifiers = _quantifiers([w for part in parts for w in part])
         return (
-            bool(quantifiers)
-            and all(self._tok(w).text in _DISTRIBUTING for w in quantifiers)
+            self._only_dou(quantifiers)
             and all(w in parts[-1] for w in quantifiers)
             and sum(_names_what(self._tokens, part) for part in parts) > 1
         )
+
+    def _only_dou(self, quantifiers: Sequence[Leaf]) -> bool:
+        """Whether some quantifier was said and each is a 都 (not 所有, 全部, 全)."""
+        return bool(quantifiers) and all(self._tok(w).text in _DISTRIBUTING for w in quantifiers)
 
     def _one_part(self, items: Sequence[Any]) -> list[Target]:
         """_split() of a run with no AND in it."""
@@ -1097,8 +1098,7 @@ class Builder:
             return False
         if any(t.kind in _TAKEN_OUT for t in self._tokens):
             return False  # 除了主卧，空调都关了 / 灯都关了，床头灯留着: a whole set, less X
-        said = [self._tok(w).text for w in items if _is_leaf(w, "DOU") or _is_leaf(w, "ALL")]
-        return bool(said) and all(text in _DISTRIBUTING for text in said)
+        return self._only_dou(_quantifiers(items))
 
     def _one_target(self, part: Sequence[Any]) -> Target:
         places: list[Place] = []
@@ -1155,6 +1155,11 @@ _SPAN_NAMES = frozenset({"ROOM", "FLOOR", "GROUP", "NAME", "TYPE", "SCENE"})
 
 # What a device is switched by, said after it (落地扇的开关): the device itself.
 _POWER_WORDS = frozenset({"开关", "总开关", "电源"})
+def _quantifiers(items: Sequence[Any]) -> list[Leaf]:
+    """The quantifier words (所有, 全部, 都 …) among a run of target words."""
+    return [w for w in items if _is_leaf(w, "DOU") or _is_leaf(w, "ALL")]
+
+
 # Words that take devices out of a set (除了, 以外, 留着, 不用关, 其他): said with 都, it is a
 # whole set they take them out of.
 _TAKEN_OUT = frozenset({"EXCEPT", "EXCEPT_POST", "EXCEPT_END", "NEG", "OTHER"})
