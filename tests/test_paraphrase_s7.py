@@ -142,15 +142,21 @@ def test_what_a_device_is_doing_asks_its_state(case: tuple[int, str, str]) -> No
     assert (outcome, sent, {d for d, _ in answered}) == ("answered", [], {device}), text
 
 
-def _air_conditioners(index: int) -> list[tuple[Any, str, str]]:
-    return _devices(_engine(index).home, lambda d: "target_temperature" in d.capabilities)
+def _with(capability: str) -> st.SearchStrategy[tuple[int, Any, str, str]]:
+    """A generated home that has a device with `capability`, and one of them: (home, device,
+    room, bare name)."""
+
+    def able(index: int) -> list[tuple[Any, str, str]]:
+        return _devices(_engine(index).home, lambda d: capability in d.capabilities)
+
+    homes = st.integers(0, len(_HOMES) - 1).filter(lambda i: bool(able(i)))
+    return homes.flatmap(lambda i: st.sampled_from(able(i)).map(lambda found: (i, *found)))
 
 
 @st.composite
 def _set_point(draw: st.DrawFn, *, unrelated: bool = False) -> tuple[int, str, str]:
     """device [现在] lead degrees-asked [particle]: (home, text, the air conditioner)."""
-    index = draw(st.integers(0, len(_HOMES) - 1).filter(lambda i: bool(_air_conditioners(i))))
-    device, room, bare = draw(st.sampled_from(_air_conditioners(index)))
+    index, device, room, bare = draw(_with("target_temperature"))
     lead = draw(st.sampled_from(ASKED_LEADS))
     asked = draw(st.sampled_from(_DEGREES_ASKED))
     slot = draw(st.sampled_from(("bare", "asked"))) if unrelated else None
@@ -294,15 +300,10 @@ def test_how_long_with_an_unrelated_word_answers_nothing(case: tuple[str, str]) 
     assert (result.outcome, result.commands, result.answers) == ("unknown", [], []), text
 
 
-def _locks(index: int) -> list[tuple[Any, str, str]]:
-    return _devices(_engine(index).home, lambda d: "lock" in d.capabilities)
-
-
 @st.composite
 def _lock_asked(draw: st.DrawFn, *, unrelated: bool = False) -> tuple[int, str, str]:
     """lock locking-verb asking-word [particle]: (home, text, the lock)."""
-    index = draw(st.integers(0, len(_HOMES) - 1).filter(lambda i: bool(_locks(i))))
-    device, room, bare = draw(st.sampled_from(_locks(index)))
+    index, device, room, bare = draw(_with("lock"))
     asked = draw(st.sampled_from(LOCKED_VERBS)) + draw(st.sampled_from(PROGRESS_ASKED))
     if unrelated:
         asked = draw(st.sampled_from(LOCKED_VERBS)) + draw(st.sampled_from(_UNRELATED))
@@ -351,8 +352,7 @@ def _same(index: int, text: str, oracle: str) -> None:
 @settings(SETTINGS, max_examples=300)
 @given(st.data())
 def test_da_as_a_change_verb_does_what_tiao_does(data: st.DataObject) -> None:
-    index = data.draw(st.integers(0, len(_HOMES) - 1).filter(lambda i: bool(_air_conditioners(i))))
-    _device, room, bare = data.draw(st.sampled_from(_air_conditioners(index)))
+    index, _device, room, bare = data.draw(_with("target_temperature"))
     way = data.draw(st.sampled_from(("高", "低")))
     amount = data.draw(st.sampled_from(("一度", "两度", "一点", "")))
     _same(index, f"{room}{bare}打{way}{amount}", f"{room}{bare}调{way}{amount}")
@@ -529,8 +529,7 @@ def test_a_room_answered_keeps_the_questions_devices(data: st.DataObject) -> Non
 @settings(SETTINGS, max_examples=300)
 @given(st.data())
 def test_two_values_said_without_a_pause_are_both_set(data: st.DataObject) -> None:
-    index = data.draw(st.integers(0, len(_HOMES) - 1).filter(lambda i: bool(_air_conditioners(i))))
-    _device, room, bare = data.draw(st.sampled_from(_air_conditioners(index)))
+    index, _device, room, bare = data.draw(_with("target_temperature"))
     mode = data.draw(st.sampled_from(("制冷", "制热", "制冷模式", "除湿")))
     degrees = data.draw(st.sampled_from(("26度", "二十四度", "22度")))
     verb = data.draw(st.sampled_from(("", "开", "调到", "设成")))
