@@ -68,6 +68,8 @@ _LEVEL_WORDS = {
     "小": "low",
     "弱": "low",
 }
+# A gear said by its number (风扇开三档, 风速调到一档): the fan speeds, slowest first.
+_GEARS = ("low", "medium", "high")
 
 
 _Item = TypeVar("_Item")
@@ -796,10 +798,24 @@ class Builder:
 
     def t_query(self, *children: Leaf) -> Tail | list[Tail]:
         attrs = [self._payload(c) for c in children if c.kind == "ATTR"]
-        asked = next((self._payload(c) for c in children if c.kind == "QWORD"), None)
+        words = [c for c in children if c.kind == "QWORD"]
+        if not attrs and words and self._searching(words[0]):
+            # 那个什么 is a speaker searching for a word: it asks nothing of a device.
+            word = self._tok(words[0])
+            raise Unsupported(f"{word.text} after {self._tokens[words[0].index - 1].text}")
+        asked = self._payload(words[0]) if words else None
         if len(attrs) > 1:  # 温度和湿度多少
             return [Tail("query", attribute=a) for a in attrs]
         return Tail("query", attribute=attrs[0] if attrs else asked)
+
+    def _searching(self, asked: Leaf) -> bool:
+        """Whether a bare 什么 follows a word that points (那个什么, 它什么): a word searched
+        for, not a question (书房灯的什么 asks the light's state)."""
+        return (
+            self._tok(asked).text == "什么"
+            and asked.index > 0
+            and self._tokens[asked.index - 1].kind == "IT"
+        )
 
     def t_state(self, q: Leaf) -> Tail:
         attribute, expected = self._payload(q)
@@ -862,6 +878,12 @@ class Builder:
     def v_speed(self, t: Leaf, _attr: Any = None) -> Value:
         return Value("absolute", "fan_speed", None, self._payload(t))
 
+    def v_gear(self, t: Leaf) -> Value:
+        gear = self._payload(t)
+        if not 1 <= gear <= len(_GEARS):
+            raise Unsupported(f"{self._tok(t).text}: a fan has {len(_GEARS)} gears")
+        return Value("absolute", "fan_speed", None, _GEARS[gear - 1])
+
     def v_level(self, t: Leaf) -> Value:
         level = _LEVEL_WORDS.get(self._tok(t).text)
         if level is None:
@@ -893,6 +915,12 @@ class Builder:
 
     def n_percent(self, _pre: Leaf, num: Leaf) -> _Number:
         return _Number(float(self._payload(num)), "%")
+
+    def n_fraction(self, whole: Leaf, _of: Leaf, part: Leaf) -> _Number:
+        of, share = float(self._payload(whole)), float(self._payload(part))
+        if not 0 < share <= of:
+            raise Unsupported(f"{self._tok(part).text} of {self._tok(whole).text} is no share")
+        return _Number(float(round(100 * share / of)), "%")
 
     def unit(self, t: Leaf) -> Any:
         return self._payload(t)
@@ -1135,6 +1163,9 @@ class Builder:
                 count = int(tok.value)
             elif kind == "IT":
                 reference = tok.value
+        if len(places) > 1:
+            # 家里客厅的灯 is the living room's light: the home holds every place said with it.
+            places = [p for p in places if p.kind != "home"] or places
         return Target(
             tuple(places),
             _mention(names),
@@ -1155,6 +1186,8 @@ _SPAN_NAMES = frozenset({"ROOM", "FLOOR", "GROUP", "NAME", "TYPE", "SCENE"})
 
 # What a device is switched by, said after it (落地扇的开关): the device itself.
 _POWER_WORDS = frozenset({"开关", "总开关", "电源"})
+
+
 def _quantifiers(items: Sequence[Any]) -> list[Leaf]:
     """The quantifier words (所有, 全部, 都 …) among a run of target words."""
     return [w for w in items if _is_leaf(w, "DOU") or _is_leaf(w, "ALL")]

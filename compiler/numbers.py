@@ -116,8 +116,9 @@ def chinese_integer(numeral: str) -> int | None:
 
 _AFTER = ("以后", "之后", "后")
 # Said before a delay, they make it one with no 后 (过十分钟关灯, 等两个小时又五分钟开空调,
-# Taiwan's 倒数/计时三分钟关掉电视, 在十分钟关灯).
-_LEADS = ("再过", "过", "等", "倒计时", "倒数", "计时", "在")
+# Taiwan's 倒数/计时三分钟关掉电视, 在十分钟关灯, 定时半小时关电视).
+_TIMER_LEAD = "定时"
+_LEADS = ("再过", "过", "等", "倒计时", "倒数", "计时", _TIMER_LEAD, "在")
 # Said before a clock time, they open it wherever it stands (在十点关灯, 等到晚上七点开空调).
 _CLOCK_LEADS = ("等到", "在")
 # A timer set after the command (关掉电视设置五小时定时): a delay between these.
@@ -128,8 +129,17 @@ _JOINED = ("和", "又")
 # Words of one or two characters in a time: looked up by the characters at hand (two, then
 # one, so 晚上 wins over 晚 and 分钟 over 分) rather than tried one by one, as a time is
 # scanned for at every character that could start one.
-# Cantonese 个钟 is an hour (三个钟后).
-_DELAY_UNITS = {"小时": 3600, "钟头": 3600, "钟": 3600, "分钟": 60, "分": 60, "秒钟": 1, "秒": 1}
+# Cantonese 个钟 is an hour (三个钟后); 一刻钟 a quarter of one.
+_DELAY_UNITS = {
+    "小时": 3600,
+    "钟头": 3600,
+    "钟": 3600,
+    "刻钟": 900,
+    "分钟": 60,
+    "分": 60,
+    "秒钟": 1,
+    "秒": 1,
+}
 _DAYS = {"今天": 0, "今晚": 0, "明天": 1, "明早": 1, "明晚": 1, "后天": 2}
 _PARTS = {
     "早上": 0,
@@ -146,7 +156,7 @@ _PARTS = {
 }
 _EVENING = 13  # a shift of 12 hours that also makes 十二点 midnight
 _CLAUSE_BREAK = frozenset(",，。;；!！?？")
-TIME_START = NUMBER_START | frozenset("半过再今明后早上清凌中下傍晚夜设开创等倒计在")
+TIME_START = NUMBER_START | frozenset("半过再今明后早上清凌中下傍晚夜设开创等倒计定在")
 """Characters a time can start with: a cheap test before scanning."""
 TIME_WORDS = ("小时", "钟", "分", "秒", "点", ":")
 """Every time said has one of these (a unit of a delay, or the hour of a clock)."""
@@ -170,9 +180,10 @@ def _prefix(text: str, at: int, words: dict[str, int]) -> tuple[int, int | None]
 def _scan_delay(text: str, start: int) -> tuple[int, Timing] | None:
     at = start
     lead = timer = False
+    said_lead = ""
     for word in _LEADS:
         if text.startswith(word, at):
-            at, lead = at + len(word), True
+            at, lead, said_lead = at + len(word), True, word
             break
     else:
         for word in _TIMER_LEADS:
@@ -202,6 +213,10 @@ def _scan_delay(text: str, start: int) -> tuple[int, Timing] | None:
     for word in _AFTER:
         if text.startswith(word, at):
             return at + len(word), Timing(delay_s=seconds)
+    if said_lead == _TIMER_LEAD and (at == len(text) or text[at] in _CLAUSE_BREAK):
+        # 烤箱定时三十分钟 is the device's own timer (how long it runs), not a delay: 定时 is
+        # one only before what is then done (定时半小时关电视, 空调定时一小时关).
+        return None
     # A delay that opens the utterance or a clause is when what follows is done (两个小时关闭
     # 空调); said later it may be how long (关灯两小时), which is not a delay.
     opens = start == 0 or text[start - 1] in _CLAUSE_BREAK

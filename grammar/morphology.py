@@ -84,6 +84,19 @@ def _off_words(v: ModuleType) -> list[str]:
 def _relative_words(v: ModuleType) -> dict[str, Any]:
     adjectives = {word: how for word, how in v.TABLES["ADJ"].items() if how[1] != 0 or how[2] != 0}
     words = {verb + adj: how for verb in v.CHANGE_VERBS for adj, how in adjectives.items()}
+    sides = {
+        **{adj: how for adj, how in adjectives.items() if len(adj) == 1},
+        **v.TOWARD_SIDES,
+    }
+    words.update(
+        {
+            toward + side + link + verb: how
+            for toward in v.TOWARD
+            for side, how in sides.items()
+            for link in ("", "了")
+            for verb in v.TOWARD_VERBS
+        }
+    )
     for verb, sizes in v.SIZE_ADJECTIVES.items():
         words.update({verb + adj: adjectives[adj] for adj in sizes})
     return words
@@ -181,10 +194,26 @@ def _asked_after_a_verb(v: ModuleType) -> dict[str, Any]:
     """是多少, 设的多少度, 定的几度, 显示什么模式: a question word after a verb of being or of
     setting asks the same (of what the device is set to, or shows); 在干嘛, 正在做什么: what a
     device is doing is its state."""
-    asked = {
-        lead + base: v.TABLES["QWORD"][base] for lead in v.ASKED_LEADS for base in v.ASKED_BASES
+    what = _what_asked(v)
+    # After a lead only 什么's own (设的什么模式): every what-word's would double the forms.
+    said_after = {word: how for word, how in what.items() if word.startswith("什么")}
+    bases = {**{base: v.TABLES["QWORD"][base] for base in v.ASKED_BASES}, **said_after}
+    asked = {lead + base: how for lead in asked_leads() for base, how in bases.items()}
+    return {**what, **asked, **dict.fromkeys(doing_asked(), "state")}
+
+
+def _what_asked(v: ModuleType) -> dict[str, str]:
+    """什么模式, 啥颜色, 咩状态: a word for "what" and what it names ask that attribute."""
+    return {
+        what + noun: attribute for what in v.WHAT_WORDS for noun, attribute in v.WHAT_ASKED.items()
     }
-    return {**asked, **dict.fromkeys(doing_asked(), "state")}
+
+
+def asked_leads() -> list[str]:
+    """是, 显示, 设的, 定咗, 调的是: what may lead a question word asking what a device is set
+    to."""
+    v = _vocab()
+    return [*v.ASKED_BEING, *(verb + mark for verb in v.ASKED_VERBS for mark in v.ASKED_MARKS)]
 
 
 def doing_asked() -> list[str]:
@@ -251,6 +280,9 @@ def morphemes() -> dict[str, tuple[tuple[str, ...], bool]]:
         "DOING_VERBS": (v.DOING_VERBS, True),
         "SET_STEMS": (v.SET_STEMS, True),
         "CHANGE_VERBS": ((*v.CHANGE_VERBS, *v.SIZE_ADJECTIVES), True),
+        "TOWARD": (v.TOWARD, True),
+        "TOWARD_SIDES": (tuple(v.TOWARD_SIDES), False),
+        "TOWARD_VERBS": (v.TOWARD_VERBS, False),
         "DEGREES": (v.DEGREES, True),
         "PROGRESS_VERBS": (v.PROGRESS_VERBS, True),
         "RETURN_VERBS": (v.RETURN_VERBS, True),
@@ -277,8 +309,11 @@ def morphemes() -> dict[str, tuple[tuple[str, ...], bool]]:
         "LOOK_SOFTENERS": (v.LOOK_SOFTENERS, False),
         "STOP_RESULTS": (v.STOP_RESULTS, False),
         "NOT_HAPPENED": (v.NOT_HAPPENED, False),
-        "ASKED_LEADS": (v.ASKED_LEADS, True),
+        "ASKED_LEADS": ((*v.ASKED_BEING, *v.ASKED_VERBS), True),
+        "ASKED_MARKS": (v.ASKED_MARKS, False),
         "ASKED_BASES": (v.ASKED_BASES, False),
+        "WHAT_WORDS": (v.WHAT_WORDS, True),
+        "WHAT_ASKED": (tuple(v.WHAT_ASKED), False),
         "DOING_LEADS": (v.DOING_LEADS, True),
         "DOING_ASKED_VERBS": (v.DOING_ASKED_VERBS, False),
         "DOING_WHAT": (v.DOING_WHAT, False),

@@ -52,6 +52,7 @@ FILLERS = (
     "啦",
     "呗",
     "嘛",
+    "来着",  # 设的几度来着: asked again
     "了",
     "谢谢",
     "谢谢你",
@@ -190,8 +191,24 @@ HUES: dict[str, tuple[int, int]] = {
     "pink": (330, 50),
 }
 
-# 一点 and its everyday forms, Cantonese 啲 and 少少 among them: a relative change's "a bit".
-_A_LITTLE = ("一点", "一点点", "一些", "点", "些", "一点儿", "点儿", "一丢丢", "啲", "少少")
+# 一点 and its everyday forms, Cantonese 啲 and 少少 and Taiwan's 一些些 among them: a relative
+# change's "a bit".
+_A_LITTLE = (
+    "一点",
+    "一点点",
+    "一些",
+    "点",
+    "些",
+    "一点儿",
+    "点儿",
+    "一丢丢",
+    "啲",
+    "少少",
+    "一些些",
+    "些些",
+    "一丁点",
+    "一丁点儿",
+)
 
 # Faster and slower (issue 21): a fan's speed, one level. 快 alone stays a filler (快开灯 is
 # "hurry"), so the pace words are said with their 一点 (快啲, 慢一点) or their verb (调快):
@@ -299,8 +316,9 @@ TABLES: dict[str, dict[str, Any]] = {
         "中": (None, 0, 0),
         "强": (None, 1, 0),
         "弱": (None, -1, 0),
-        "凉快": (None, 0, -1),
-        "暖和": (None, 0, 1),
+        # Said of the air, never of a light's colour (暖光 is): the set point's.
+        "凉快": ("target_temperature", -1, 0),
+        "暖和": ("target_temperature", 1, 0),
         "亮堂": ("brightness", 1, 0),
         # Cantonese: 冻 is cold to the touch (冷气冻啲 = the set point down a step), never a
         # light's colour (冷光 is).
@@ -395,6 +413,8 @@ TABLES: dict[str, dict[str, Any]] = {
     "DEG_HALF": dict.fromkeys(("度半",), 0.5),
     "PCT": dict.fromkeys(("%", "个百分点", "趴"), "%"),  # 趴: Taiwan's "percent"
     "PCT_PRE": dict.fromkeys(("百分之",), "%"),
+    # 三分之一: a fraction, said between its whole and its part (a share of 100%).
+    "FRACTION": dict.fromkeys(("分之",), "%"),
     "KELVIN": dict.fromkeys(("k", "开尔文"), "K"),
     "HALF": dict.fromkeys(("一半", "半开", "一半儿"), 50),
     # A fan's speed said as steps: 大一档 / 调低一档 (one level along low → medium → high).
@@ -650,7 +670,16 @@ TABLES: dict[str, dict[str, Any]] = {
             "热水煲",
         )
     },
-    "DE": dict.fromkeys(("的", "里的", "里面的", "那边的", "嘅", "里", "里面"), "de"),
+    # 的, and a place's inside said with or without it (客厅里头的灯, 卧室里边).
+    "DE": dict.fromkeys(
+        (
+            "的",
+            "嘅",
+            "那边的",
+            *(inside + de for inside in ("里", "里面", "里头", "里边") for de in ("", "的")),
+        ),
+        "de",
+    ),
     "AND": dict.fromkeys(
         ("和", "跟", "与", "及", "以及", "还有", "、", "和那个", "加上", "同"), "and"
     ),
@@ -720,8 +749,13 @@ TABLES: dict[str, dict[str, Any]] = {
         ),
         "post",
     ),
+    # The whole home, and the speaker's home said with its owner (我家, 咱家里, 俺家).
     "HOME": dict.fromkeys(
-        ("全屋", "全家", "家里", "整个家", "所有房间", "每个房间", "家中", "屋头"), "home"
+        (
+            *("全屋", "全家", "家里", "整个家", "所有房间", "每个房间", "家中", "屋头"),
+            *(p + "家" + s for p in ("我", "我们", "咱", "咱们", "俺") for s in ("", "里")),
+        ),
+        "home",
     ),
     "THIS_ROOM": dict.fromkeys(
         (
@@ -802,10 +836,11 @@ TABLES: dict[str, dict[str, Any]] = {
         "多少度": "temperature",
         "好多度": "temperature",  # Sichuanese 好多 (how many)
         "怎么样": None,
+        "咋样": None,  # Northern and Sichuanese 咋 (how)
+        "咋个样": None,
         "如何": None,
         "几": None,
         "什么": None,
-        "什么模式": "mode",
         "制冷还是制热": "mode",
         "制热还是制冷": "mode",
         "几档": "fan_speed",
@@ -813,8 +848,6 @@ TABLES: dict[str, dict[str, Any]] = {
         "多大": None,
         "高不高": None,
         "多亮": "brightness",
-        "什么状态": "state",
-        "啥状态": "state",
         "有多热": "temperature",
         "多热": "temperature",
         "有多冷": "temperature",
@@ -832,8 +865,6 @@ TABLES: dict[str, dict[str, Any]] = {
         "几多": None,
         "几多度": "temperature",
         "设的几": None,
-        "什么颜色": "color",
-        "啥颜色": "color",
         "什么模式的": "preset",
     },
     # Yes/no questions about a state: (attribute, the value asked about). "on" with False is
@@ -1381,8 +1412,8 @@ SETTING_BY_ONE = ("来", "弄", "搞", "整")
 MOVING_STEMS = ("转", "吹", "动")
 MOVING_STARTED = ("起来",)
 # Verbs of doing (整, 搞, 弄 and the hand's verbs) take a result that says which way: 整开,
-# 搞亮, 弄灭, 拧开, 拉开.
-DOING_VERBS = ("整", "搞", "弄", "拧", "扭", "拉", "打")
+# 搞亮, 弄灭, 拧开, 拉开, 摁灭 (a switch pressed). Not 按: 按着 is "according to".
+DOING_VERBS = ("整", "搞", "弄", "拧", "扭", "拉", "打", "摁")
 # Not 好: 弄好, 整好 say "fix", not "off" (锁好 is the lock stem's complement).
 ON_RESULTS = ("开", "亮", "着")
 OFF_RESULTS = ("灭", "熄", "掉", "关")
@@ -1409,14 +1440,18 @@ STAYING = ("开着", "亮着")
 
 # A question word said after a verb of being or of setting (是多少, 设的多少度, 定的几度, 显示
 # 什么模式, Cantonese 系乜嘢): the same question, asked of what the device is set to or shows.
-ASKED_LEADS = (
-    *("是", "系", "显示", "显示的", "设的", "设的是", "设了", "设咗", "设定的", "设定的是"),
-    *("设置的", "设置的是", "定的", "定的是", "调的", "调的是", "开的", "开的是"),
-)
+# The leads are a verb of being (是, Cantonese 系) or showing said alone, or a verb of setting or
+# showing with its mark (设的, 定咗, 调的是, 显示了): composed (grammar/morphology.py asked_leads).
+ASKED_BEING = ("是", "系", "显示")
+ASKED_VERBS = ("设", "设定", "设置", "定", "调", "开", "显示")
+ASKED_MARKS = ("的", "的是", "了", "咗")
 ASKED_BASES = (
-    *("多少", "多少度", "几度", "几多", "几多度", "什么", "什么模式", "什么状态", "什么颜色"),
-    *("乜嘢", "制冷还是制热", "制热还是制冷"),
+    *("多少", "多少度", "几度", "几多", "几多度", "什么", "乜嘢", "制冷还是制热", "制热还是制冷"),
 )
+# What is asked by a word for "what" and what it names (什么模式, 啥颜色, Cantonese 咩状态, 乜嘢
+# 档): that attribute; composed, and said after a lead too (显示什么模式).
+WHAT_WORDS = ("什么", "啥", "咩", "乜嘢")
+WHAT_ASKED = {"模式": "mode", "状态": "state", "颜色": "color", "档": "fan_speed"}
 # What a device is doing, asked (在干嘛, 正在做什么, 在搞啥, Cantonese 喺度做乜): its state. Only
 # with 在 (干嘛 alone also asks "why": 干嘛开着灯).
 DOING_LEADS = ("在", "正在", "喺度", "喺")
@@ -1482,6 +1517,13 @@ SET_TO = ("到", "成", "为", "至", "在")
 # Verbs that change an attribute the way the adjective after them says (调亮, 变小, 拧大);
 # 开 and 关 only by size or strength (开大, 关小: 开冷 is no change of anything).
 CHANGE_VERBS = ("调", "变", "弄", "整", "搞", "拧", "扭", "转", "校", "打")  # Cantonese 打低
+# The way said before the verb (往上调, 往大了拧, 朝下调一调): the change of the verb with that
+# size after it (调大). A side is a one-character size (ADJ) or 上/下; 了 may follow it; the
+# verb of adjusting (调) may be said twice, softening (往下调调, 往上调一调). Each side, link and
+# verb is another form (~200 in all): the verbs are those people turn a knob with.
+TOWARD = ("往", "朝")
+TOWARD_SIDES = {"上": (None, 1, 0), "下": (None, -1, 0)}
+TOWARD_VERBS = ("调", "拧", "转", "调调", "调一调")
 SIZE_ADJECTIVES = {
     "开": ("大", "小", "高", "低", "亮", "暗", "大声", "小声", "强", "弱"),
     "关": ("小", "低"),

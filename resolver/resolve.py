@@ -562,24 +562,25 @@ class Resolver:
     ) -> set[str] | Refuse | Ask | None:
         """The devices of the places said; None when no place was said.
 
-        Areas (rooms, floors) are a union, and so are groups; an area and a group together
-        are an intersection: 主卧的氛围灯 is the ambient lights that are in the master bedroom.
+        Rooms are a union (客厅卧室的灯), and so are floors and groups. Said together the kinds
+        nest, so they intersect: a room on a floor is that room (一楼书房), a room at home is
+        that room (家里书房), an area and a group are the group's devices there (主卧的氛围灯).
+        Nesting never widens: 二楼书房, where the study is on the first floor, is nothing, not
+        both floors' worth.
         """
         if not places:
             return None
-        ids: set[str] = set()
+        rooms: set[str] | None = None
+        floors: set[str] | None = None
         groups: set[str] | None = None
         for place in places:
             if place.kind == "room" and place.id:
-                ids.update(self._in_room.get(place.id, ()))
+                rooms = (rooms or set()).union(self._in_room.get(place.id, ()))
             elif place.kind == "floor" and place.id:
-                for room_ids in self._on_floor.get(place.id, ()):
-                    ids.update(room_ids)
+                floors = (floors or set()).union(*self._on_floor.get(place.id, ()))
             elif place.kind == "group" and place.id:
-                groups = (groups or set()) | set(self.home.group(place.id).members)
-            elif place.kind == "home":
-                ids.update(self._all)
-            else:
+                groups = (groups or set()).union(self.home.group(place.id).members)
+            elif place.kind != "home":  # the home holds every place said with it
                 # 这里 is where the speaker is, when the hub says; else the room in focus.
                 here = area if area is not None and place.kind == "this_room" else None
                 here = here or self._focus_room(session, focus)
@@ -588,14 +589,15 @@ class Resolver:
                         return Ask((), say("ask.which_room_unsaid"))
                     return Ask((), say("ask.which_room", place=place.text))
                 if place.kind == "this_room":
-                    ids.update(self._in_room.get(here, ()))
+                    said = set(self._in_room.get(here, ()))
                 else:
                     # Every device but here's: a set difference, not a walk over the home.
-                    ids.update(self._everything.difference(self._in_room.get(here, ())))
-        if groups is None:
-            return ids
-        areas_said = any(p.kind != "group" for p in places)
-        return groups & ids if areas_said else groups
+                    said = set(self._everything.difference(self._in_room.get(here, ())))
+                rooms = said if rooms is None else rooms | said
+        said_sets = [ids for ids in (rooms, floors, groups) if ids is not None]
+        if not said_sets:
+            return set(self._all)  # 全屋 alone
+        return said_sets[0] if len(said_sets) == 1 else set.intersection(*said_sets)
 
     def _focus_room(self, session: Session | None, focus: Sequence[str]) -> str | None:
         if focus:

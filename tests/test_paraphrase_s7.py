@@ -53,9 +53,8 @@ from test_properties import EXCLUDED_ROOMS, _excluded_devices
 from jiayu.catalog import supports
 from jiayu.engine import Engine
 from jiayu.executor.hubs import SimulatedHub
-from jiayu.grammar.morphology import derived
+from jiayu.grammar.morphology import asked_leads, derived
 from jiayu.grammar.vocab import (
-    ASKED_LEADS,
     CALLED,
     DEMONSTRATIVES,
     DOING_ASKED_VERBS,
@@ -99,6 +98,7 @@ _PARTED = {
     )
     for command in ("oscillate_on", "mute")
 }
+_ASKED_LEADS = asked_leads()
 _POINTING = sorted(this + one for this in DEMONSTRATIVES for one in POINTING_CLASSIFIERS)
 
 
@@ -157,7 +157,7 @@ def _with(capability: str) -> st.SearchStrategy[tuple[int, Any, str, str]]:
 def _set_point(draw: st.DrawFn, *, unrelated: bool = False) -> tuple[int, str, str]:
     """device [现在] lead degrees-asked [particle]: (home, text, the air conditioner)."""
     index, device, room, bare = draw(_with("target_temperature"))
-    lead = draw(st.sampled_from(ASKED_LEADS))
+    lead = draw(st.sampled_from(_ASKED_LEADS))
     asked = draw(st.sampled_from(_DEGREES_ASKED))
     slot = draw(st.sampled_from(("bare", "asked"))) if unrelated else None
     noise = draw(st.sampled_from(_UNRELATED))

@@ -1,0 +1,218 @@
+"""Forms composed from the morphology's classes on generated homes, each with its meaning
+known by construction (an oracle sentence the grammar already understood), and a companion
+that replaces one slot with an unrelated word and checks that nothing is sent:
+
+- the way said before the verb (往下调, 往大了拧, 朝上调一调): what the verb with that size
+  after it does (调低, 拧大, 调高);
+- a gear said by its number (开三档, 风速调到一档, 两档): the fan speed of that rank, slowest
+  first, as the speed's own word says it (高速, 低速); a gear past the third is never set;
+- a fraction (三分之一, 四分之三): the share of the whole, in percent; more than the whole is
+  never set;
+- 凉快/暖和 said of a device or of a room: its set point, as 调低/调高 says it; never a light's
+  colour (a light has no set point: nothing is sent);
+- places said together (家里客厅, 一楼书房, 我家主卧): they nest, so only the room's devices
+  are sent, nothing for a floor the room is not on, and the home said first changes nothing
+  (on the demo home, which has two floors).
+
+The generators of tests/test_paraphrase.py are used as they are.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from test_paraphrase import _HOMES, _UNRELATED, SETTINGS, _devices, _engine
+from test_paraphrase_s7 import _same, _turn, _with
+
+from jiayu.catalog import supports
+from jiayu.engine import Engine
+from jiayu.grammar.vocab import (
+    NOTCH_COUNTS,
+    NOTCH_UNITS,
+    TABLES,
+    TOWARD,
+    TOWARD_SIDES,
+    TOWARD_VERBS,
+)
+from jiayu.home import load_home
+
+_SOFTENERS = ("", "一点", "点", "一些")
+# Each side said before the verb, and the size that says the same after it (调 + 低).
+_SIDES = {"上": "高", "下": "低", "高": "高", "低": "低", "大": "大", "小": "小"}
+# The speed words of each rank (the SPEED table's): the oracle of a gear.
+_RANKED = ("低速", "中速", "高速")
+
+
+@st.composite
+def _toward(draw: st.DrawFn, *, unrelated: bool = False) -> tuple[int, str, str]:
+    """[把] device 音量|温度 toward side [了] verb [softener]: (home, text, oracle)."""
+    attribute, capability = draw(
+        st.sampled_from((("音量", "volume"), ("温度", "target_temperature")))
+    )
+    index, _device, room, bare = draw(_with(capability))
+    toward = draw(st.sampled_from(TOWARD))
+    side = draw(st.sampled_from(sorted(_SIDES)))
+    link = draw(st.sampled_from(("", "了")))
+    verb = draw(st.sampled_from(TOWARD_VERBS))
+    softener = draw(st.sampled_from(_SOFTENERS))
+    if unrelated:
+        side = draw(st.sampled_from(_UNRELATED))
+    ba = draw(st.sampled_from(("", "把")))
+    text = f"{ba}{room}{bare}{attribute}{toward}{side}{link}{verb}{softener}"
+    return index, text, f"把{room}{bare}{attribute}调{_SIDES.get(side, '')}{softener}"
+
+
+@settings(SETTINGS, max_examples=400)
+@given(_toward())
+def test_the_way_said_before_the_verb_changes_as_the_size_after_it(
+    case: tuple[int, str, str],
+) -> None:
+    index, text, oracle = case
+    _same(index, text, oracle)
+
+
+@st.composite
+def _gear(draw: st.DrawFn, *, unrelated: bool = False) -> tuple[int, str, str]:
+    """device [风速] verb count unit: (home, text, oracle with the speed's word)."""
+    index = draw(st.integers(0, len(_HOMES) - 1))
+    able = _devices(_engine(index).home, lambda d: supports(d, "set_fan_speed"))
+    _device, room, bare = draw(st.sampled_from(able))
+    count = draw(st.sampled_from(sorted(NOTCH_COUNTS)))
+    unit = draw(st.sampled_from(("档", "挡")))
+    verb, attribute = draw(
+        st.sampled_from((("开", ""), ("开到", ""), ("调到", "风速"), ("", ""), ("调成", "风速")))
+    )
+    if unrelated:
+        unit = draw(st.sampled_from(_UNRELATED))
+    oracle = f"把{room}{bare}风速调到{_RANKED[NOTCH_COUNTS[count] - 1]}"
+    return index, f"{room}{bare}{attribute}{verb}{count}{unit}", oracle
+
+
+@settings(SETTINGS, max_examples=300)
+@given(_gear())
+def test_a_gear_said_by_its_number_is_the_speed_of_that_rank(case: tuple[int, str, str]) -> None:
+    index, text, oracle = case
+    _same(index, text, oracle)
+
+
+@settings(SETTINGS, max_examples=100)
+@given(
+    able=_with("fan_speed"),
+    gear=st.sampled_from(("四", "五", "六", "十")),
+    unit=st.sampled_from(NOTCH_UNITS),
+)
+def test_a_gear_past_the_third_sets_nothing(
+    able: tuple[int, object, str, str], gear: str, unit: str
+) -> None:
+    index, _device, room, bare = able
+    _outcome, sent, _answered = _turn(index, f"{room}{bare}开{gear}{unit}")
+    assert sent == [], (room, bare, gear)
+
+
+# Wholes and parts said as numerals, with the percent each share is.
+_NUMERALS = {"二": 2, "三": 3, "四": 4, "五": 5, "十": 10}
+
+
+@st.composite
+def _fraction(draw: st.DrawFn, *, unrelated: bool = False) -> tuple[int, str, str]:
+    """[把] device verb whole 分之 part: (home, text, oracle in percent)."""
+    index, _device, room, bare = draw(_with("cover"))
+    whole = draw(st.sampled_from(sorted(_NUMERALS)))
+    part = draw(st.sampled_from([p for p, n in _NUMERALS.items() if n <= _NUMERALS[whole]]))
+    verb = draw(st.sampled_from(("打开", "开到", "调到", "拉到")))
+    said = f"{whole}分之{part}"
+    if unrelated:
+        said = f"{whole}分之{draw(st.sampled_from(_UNRELATED))}"
+    share = round(100 * _NUMERALS[part] / _NUMERALS[whole])
+    return index, f"{room}{bare}{verb}{said}", f"把{room}{bare}开合度调到百分之{share}"
+
+
+@settings(SETTINGS, max_examples=300)
+@given(_fraction())
+def test_a_fraction_is_its_share_in_percent(case: tuple[int, str, str]) -> None:
+    index, text, oracle = case
+    _same(index, text, oracle)
+
+
+@settings(SETTINGS, max_examples=100)
+@given(able=_with("cover"), whole=st.sampled_from(("二", "三", "四")))
+def test_more_than_the_whole_sets_nothing(able: tuple[int, object, str, str], whole: str) -> None:
+    index, _device, room, bare = able
+    _outcome, sent, _answered = _turn(index, f"{room}{bare}打开{whole}分之五")
+    assert sent == [], (room, bare, whole)
+
+
+_FELT = {"凉快": "低", "暖和": "高"}
+
+
+@settings(SETTINGS, max_examples=300)
+@given(
+    able=_with("target_temperature"),
+    felt=st.sampled_from(sorted(_FELT)),
+    verb=st.sampled_from(("调", "弄", "整", "")),
+    softener=st.sampled_from(("一点", "点", "一些")),
+)
+def test_felt_qualities_move_the_set_point(
+    able: tuple[int, object, str, str], felt: str, verb: str, softener: str
+) -> None:
+    index, _device, room, bare = able
+    _same(index, f"把{room}{bare}{verb}{felt}{softener}", f"把{room}{bare}温度调{_FELT[felt]}一点")
+
+
+@settings(SETTINGS, max_examples=200)
+@given(able=_with("brightness"), felt=st.sampled_from(sorted(_FELT)))
+def test_felt_qualities_are_never_a_lights_colour(
+    able: tuple[int, object, str, str], felt: str
+) -> None:
+    index, _device, room, bare = able
+    _outcome, sent, _answered = _turn(index, f"把{room}{bare}调{felt}一点")
+    assert all(command != "set_color_temp" for _d, command in sent), (room, bare, sent)
+
+
+@settings(SETTINGS, max_examples=300)
+@given(
+    st.one_of(
+        _toward(unrelated=True).map(lambda c: (c[0], c[1])),
+        _gear(unrelated=True).map(lambda c: (c[0], c[1])),
+        _fraction(unrelated=True).map(lambda c: (c[0], c[1])),
+    )
+)
+def test_one_unrelated_word_in_these_forms_sends_nothing(case: tuple[int, str]) -> None:
+    index, text = case
+    outcome, sent, _answered = _turn(index, text)
+    assert sent == [], (text, outcome)
+
+
+def test_every_side_the_morphology_composes_is_drawn() -> None:
+    assert set(TOWARD_SIDES) <= set(_SIDES)
+
+
+_DEMO = Engine(load_home(Path(__file__).resolve().parents[1] / "corpus" / "homes" / "demo.json"))
+_HOME_WORDS = sorted(w for w, kind in TABLES["HOME"].items() if kind == "home" and "房间" not in w)
+_TYPES = ("灯", "空调", "窗帘", "插座")
+
+
+@settings(SETTINGS, max_examples=300)
+@given(
+    room=st.sampled_from(_DEMO.home.rooms),
+    floor=st.sampled_from(_DEMO.home.floors),
+    home=st.sampled_from(("", *_HOME_WORDS)),
+    kind=st.sampled_from(_TYPES),
+    verb=st.sampled_from(("打开", "关了")),
+)
+def test_places_said_together_nest_and_never_widen(
+    room: Any, floor: Any, home: str, kind: str, verb: str
+) -> None:
+    """家里/一楼 said before a room narrow to it: the devices sent are the room's, the same
+    as the room said alone (or nothing, for a floor the room is not on)."""
+    said = _DEMO.fresh().turn(f"{home}{floor.name}{room.name}的{kind}{verb}")
+    sent = {c["device"] for c in said.commands}
+    assert sent <= {d.id for d in _DEMO.home.devices if d.room == room.id}, (said.text, sent)
+    if room.floor != floor.name and room.floor != floor.id:
+        assert sent == set(), said.text
+    alone = _DEMO.fresh().turn(f"{home}{room.name}的{kind}{verb}")
+    plain = _DEMO.fresh().turn(f"{room.name}的{kind}{verb}")
+    assert (alone.outcome, alone.commands) == (plain.outcome, plain.commands), alone.text
