@@ -113,8 +113,10 @@ def _complaint_words(v: ModuleType) -> dict[str, str]:
                     words[quality + ending] = kind
             if quality in v.QUALITIES_ALONE:
                 words[quality] = kind
-    felt = [word for word, kind in words.items() if kind in v.FELT]
-    words.update({feeler + word: words[word] for feeler in v.FEELERS for word in felt})
+    felt = {word: kind for word, kind in words.items() if kind in v.FELT}
+    # A person's feeling said with no degree too (我冷, 我热了): only after who feels it.
+    felt.update({quality: kind for kind in v.FELT for quality in v.QUALITIES[kind]})
+    words.update({feeler + word: kind for feeler in v.FEELERS for word, kind in felt.items()})
     return words
 
 

@@ -12,7 +12,8 @@ that replaces one slot with an unrelated word and checks that nothing is sent:
   colour (a light has no set point: nothing is sent);
 - places said together (家里客厅, 一楼书房, 我家主卧): they nest, so only the room's devices
   are sent, nothing for a floor the room is not on, and the home said first changes nothing
-  (on the demo home, which has two floors).
+  (on the demo home, which has two floors);
+- a feeling said by who feels it with no degree (我冷, 我热了): the complaint, as 我好冷 says it.
 
 The generators of tests/test_paraphrase.py are used as they are.
 """
@@ -30,8 +31,11 @@ from test_paraphrase_s7 import _same, _turn, _with
 from jiayu.catalog import supports
 from jiayu.engine import Engine
 from jiayu.grammar.vocab import (
+    FEELERS,
+    FELT,
     NOTCH_COUNTS,
     NOTCH_UNITS,
+    QUALITIES,
     TABLES,
     TOWARD,
     TOWARD_SIDES,
@@ -216,3 +220,24 @@ def test_places_said_together_nest_and_never_widen(
     alone = _DEMO.fresh().turn(f"{home}{room.name}的{kind}{verb}")
     plain = _DEMO.fresh().turn(f"{room.name}的{kind}{verb}")
     assert (alone.outcome, alone.commands) == (plain.outcome, plain.commands), alone.text
+
+
+@settings(SETTINGS, max_examples=200)
+@given(
+    room=st.sampled_from([r for r in _DEMO.home.rooms if r.id in ("living", "master", "kids")]),
+    kind=st.sampled_from(FELT),
+    particle=st.sampled_from(("", "了", "啊", "了呀")),
+    data=st.data(),
+)
+def test_a_feeling_said_with_no_degree_is_the_complaint(
+    room: Any, kind: str, particle: str, data: st.DataObject
+) -> None:
+    """我冷, 我热了: what 我好冷 / 我好热 does where the speaker is."""
+    quality = data.draw(st.sampled_from(QUALITIES[kind]))
+    feeler = data.draw(st.sampled_from(FEELERS))
+    said, meant = (
+        _DEMO.fresh().turn(text, area=room.id)
+        for text in (f"{feeler}{quality}{particle}", f"{feeler}好{quality}")
+    )
+    assert meant.outcome == "executed", meant.text
+    assert (said.outcome, said.commands) == (meant.outcome, meant.commands), said.text
