@@ -961,8 +961,10 @@ class Builder:
             attr = "target_temperature"  # 空调温度 is the set point
         return Condition(attr, op, number.value, subject, number.unit)
 
-    def state_condition(self, targets: _Targets, state: Leaf) -> Condition:
-        # 要是后门还没锁 / 如果书房灯还亮着: the device's own state, read at execution.
+    def state_condition(self, targets: _Targets, *said: Leaf) -> Condition:
+        # 要是后门还没锁 / 如果书房灯还亮着 / 电视要是开着: the device's own state, read at
+        # execution.
+        state = said[-1]
         if len(targets) != 1 or targets[0].is_place_only or targets.exclusion_only:
             raise Unsupported("a state condition reads one device", "unsupported")
         attribute, expected = self._state(state)
@@ -1416,18 +1418,25 @@ def _bare(value: Value | None) -> bool:
 
 
 def _guarded(clause: Clause, condition: Condition) -> Clause:
-    """A clause under a condition; one with no target of its own acts on the device whose
-    state the condition reads (要是后门还没锁就锁上)."""
+    """A clause under a condition; one with no target of its own, or only 它 (如果厨房灯开着就
+    把它关了), acts on the device whose state the condition reads (要是后门还没锁就锁上)."""
     subject = condition.subject
     target = clause.target
     if (
         condition.op == "=="
         and subject is not None
         and not subject.is_place_only
-        and (target is None or _implied_only(target))
+        and (target is None or _implied_only(target) or _referring_only(target))
     ):
         return _replace(clause, condition=condition, target=subject)
     return _replace(clause, condition=condition)
+
+
+def _referring_only(target: Target) -> bool:
+    """它, 这个: a target that only refers back."""
+    return target.reference is not None and not (
+        target.places or target.name or target.type_word or target.exclude
+    )
 
 
 _IMPLIED_WORDS = frozenset(

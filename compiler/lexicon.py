@@ -1401,9 +1401,10 @@ _BEING = ("着", "起", "住", "中")
 
 
 def _state_in_condition(tokens: list[Token]) -> list[Token]:
-    """如果书房灯开着就关掉 / 风扇开起的话关了: the first verb after 如果 (or before 的话),
-    said right after its target and ending in a mark of being (开着, 开起), is the state the
-    condition tests, not the command 开着 (keep it on) it is when said alone."""
+    """如果书房灯开着就关掉 / 电视要是开着就关了 / 风扇开起的话关了: the first verb after 如果
+    (or before 的话), said right after its target (如果 may stand between them) and ending in a
+    mark of being (开着, 开起), is the state the condition tests, not the command 开着 (keep
+    it on) it is when said alone."""
     out: list[Token] | None = None  # a copy, made at the first change (most make none)
     opened = False  # after an IF, before that condition's verb
     target = False  # a target word said since
@@ -1411,7 +1412,7 @@ def _state_in_condition(tokens: list[Token]) -> list[Token]:
         if token.kind == FILLER:
             continue
         if token.kind == "IF":
-            opened, target = True, False
+            opened = True  # a target said right before it stays said (电视要是开着)
             continue
         if token.kind in _CONDITION_TARGET:
             target = True

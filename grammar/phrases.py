@@ -108,6 +108,7 @@ WORDS: Final[Mapping[str, Mapping[str, str]]] = {
         "target_humidity": "湿度",
         "tilt": "角度",
         "status": "状态",
+        "state": "状态",
     },
     "mode": {"cool": "制冷", "heat": "制热", "dry": "除湿", "fan": "送风", "auto": "自动"},
     # Issue 21: what a complaint asks for (太热了 → 降温).

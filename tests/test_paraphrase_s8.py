@@ -13,7 +13,9 @@ that replaces one slot with an unrelated word and checks that nothing is sent:
 - places said together (家里客厅, 一楼书房, 我家主卧): they nest, so only the room's devices
   are sent, nothing for a floor the room is not on, and the home said first changes nothing
   (on the demo home, which has two floors);
-- a feeling said by who feels it with no degree (我冷, 我热了): the complaint, as 我好冷 says it.
+- a feeling said by who feels it with no degree (我冷, 我热了): the complaint, as 我好冷 says it;
+- a condition on a device's state said after the device (电视要是开着就关了): the condition
+  said first (要是电视开着就关了), whether the device is on or off.
 
 The generators of tests/test_paraphrase.py are used as they are.
 """
@@ -30,6 +32,7 @@ from test_paraphrase_s7 import _same, _turn, _with
 
 from jiayu.catalog import supports
 from jiayu.engine import Engine
+from jiayu.executor.hubs import SimulatedHub
 from jiayu.grammar.vocab import (
     FEELERS,
     FELT,
@@ -240,4 +243,30 @@ def test_a_feeling_said_with_no_degree_is_the_complaint(
         for text in (f"{feeler}{quality}{particle}", f"{feeler}好{quality}")
     )
     assert meant.outcome == "executed", meant.text
+    assert (said.outcome, said.commands) == (meant.outcome, meant.commands), said.text
+
+
+@settings(SETTINGS, max_examples=300)
+@given(
+    able=_with("onoff"),
+    condition=st.sampled_from(sorted(TABLES["IF"])),
+    state=st.sampled_from(("开着", "还开着")),
+    then=st.sampled_from(("就关了", "就关掉", "就把它关了")),
+    on=st.booleans(),
+)
+def test_a_condition_said_after_its_device_is_the_same_condition(
+    able: tuple[int, Any, str, str], condition: str, state: str, then: str, on: bool
+) -> None:
+    """电视要是开着就关了: what 要是电视开着就关了 does, whether the device is on or off."""
+    index, device, room, bare = able
+    engine = _engine(index)
+    hub_state = {device.id: {"on": on}}
+    said, meant = (
+        engine.fresh(hub=SimulatedHub(engine.home, hub_state)).turn(text, "s8")
+        for text in (
+            f"{room}{bare}{condition}{state}{then}",
+            f"{condition}{room}{bare}{state}{then}",
+        )
+    )
+    assert meant.outcome in ("executed", "noop"), meant.text
     assert (said.outcome, said.commands) == (meant.outcome, meant.commands), said.text
