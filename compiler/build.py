@@ -27,6 +27,7 @@ from jiayu.grammar.vocab import (
     IMPLIED_BY_STEM,
     IMPLIED_OBJECTS,
     STRENGTHS,
+    TABLES,
 )
 from jiayu.ir import (
     Action,
@@ -59,6 +60,7 @@ _MATCH_RANK: dict[MatchKind, int] = {"exact": 0, "alias": 1, "pinyin": 2, "fuzzy
 # What 取消 <a state> undoes: the action that leaves it.
 _UNDO: dict[str, Action] = {"mute": "unmute", "oscillate_on": "oscillate_off"}
 _UNIT_ATTRIBUTE = {"°C": "target_temperature", "K": "color_temp"}
+TYPE_WORDS: dict[str, str] = TABLES["TYPE"]
 _LEVEL_WORDS = {
     "高": "high",
     "大": "high",
@@ -259,6 +261,8 @@ class Builder:
         # id of a target a 都 after its list distributed → the target as a set, for a
         # question over the list (门窗都关好了吗).
         self._asked_whole: dict[int, Target] = {}
+        # ids of targets said as a place and 的 alone (卧室的也开): a noun said before is meant.
+        self._elided: set[int] = set()
 
     def _scene_of(self, target: Target) -> str | None:
         if not self._scenes:
@@ -324,7 +328,33 @@ class Builder:
                 raise Unsupported("a verb with nothing to act on", "unexpected_word")
             groups.append(child)
             separated = False
-        return groups
+        return self._nouns_carried(groups) if self._elided else groups
+
+    def _nouns_carried(self, groups: list[Group | _Qualifier]) -> list[Group | _Qualifier]:
+        """卧室的 said after a clause that named a kind (客厅的灯开了，卧室的也开): that kind
+        there, never every device of the room. After a device whose name ends in no kind
+        word (大白关了，卧室的也关) it is not understood; said first it is the place's own."""
+        noun: tuple[str, str] | None = None
+        named = False  # a clause before named something
+        carried: list[Group | _Qualifier] = []
+        for group in groups:
+            if isinstance(group, list):
+                group = [self._noun_carried(clause, noun, named) for clause in group]
+                for clause in group:
+                    target = clause.target
+                    if target is not None and (target.name or target.type_word):
+                        named = True
+                        noun = _noun_of(target)
+            carried.append(group)
+        return carried
+
+    def _noun_carried(self, clause: Clause, noun: tuple[str, str] | None, named: bool) -> Clause:
+        target = clause.target
+        if target is None or id(target) not in self._elided or not named:
+            return clause
+        if noun is None:
+            raise Unsupported(f"{target.places[0].text}的: of which kind of device?")
+        return _replace(clause, target=_replace(target, device_type=noun[0], type_word=noun[1]))
 
     def conditional(self, *children: Any) -> list[Group | _Qualifier]:
         # Clauses before 如果 run unconditionally; the ones after it are guarded.
@@ -981,7 +1011,12 @@ class Builder:
                 return self._target(said)
         if not said or said[0].kind == "DE":
             return self._target(said)
-        return _Targets(self._one_part(said), self._tokens[said[0].index].start)
+        targets = _Targets(self._one_part(said), self._tokens[said[0].index].start)
+        if said[-1].kind == "DE" and len(targets) == 1:
+            target = targets[0]
+            if target.is_place_only and target.quantifier == "one":
+                self._elided.add(id(target))
+        return targets
 
     def _target(self, said: Sequence[Any]) -> _Targets:
         """target(), read the general way."""
@@ -1430,6 +1465,21 @@ def _guarded(clause: Clause, condition: Condition) -> Clause:
     ):
         return _replace(clause, condition=condition, target=subject)
     return _replace(clause, condition=condition)
+
+
+def _noun_of(target: Target) -> tuple[str, str] | None:
+    """The kind a target names, and its word: its type word, or the type word its name ends
+    in (客厅灯: 灯, 主卧床头灯: 床头灯)."""
+    if target.type_word is not None and target.device_type is not None:
+        return target.device_type, target.type_word
+    if target.name is None:
+        return None
+    text = target.name.text
+    for start in range(len(text)):
+        kind = TYPE_WORDS.get(text[start:])
+        if kind is not None:
+            return kind, text[start:]
+    return None
 
 
 def _referring_only(target: Target) -> bool:

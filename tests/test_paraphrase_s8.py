@@ -270,3 +270,21 @@ def test_a_condition_said_after_its_device_is_the_same_condition(
     )
     assert meant.outcome in ("executed", "noop"), meant.text
     assert (said.outcome, said.commands) == (meant.outcome, meant.commands), said.text
+
+
+@settings(SETTINGS, max_examples=300)
+@given(
+    first=st.sampled_from(_DEMO.home.rooms),
+    second=st.sampled_from(_DEMO.home.rooms),
+    kind=st.sampled_from(_TYPES),
+    verb=st.sampled_from(("开了", "关了", "打开", "关掉")),
+    link=st.sampled_from(("，", "", "，那")),
+)
+def test_a_place_and_de_after_a_kind_is_that_kind_there(
+    first: Any, second: Any, kind: str, verb: str, link: str
+) -> None:
+    """客厅的灯开了，卧室的也开: the second room's devices of the kind named first (as 卧室的灯
+    says), never every device of that room."""
+    said = _DEMO.fresh().turn(f"{first.name}的{kind}{verb}{link}{second.name}的也{verb}")
+    meant = _DEMO.fresh().turn(f"{first.name}的{kind}{verb}{link}{second.name}的{kind}也{verb}")
+    assert (said.outcome, said.commands) == (meant.outcome, meant.commands), said.text
