@@ -288,3 +288,26 @@ def test_a_place_and_de_after_a_kind_is_that_kind_there(
     said = _DEMO.fresh().turn(f"{first.name}的{kind}{verb}{link}{second.name}的也{verb}")
     meant = _DEMO.fresh().turn(f"{first.name}的{kind}{verb}{link}{second.name}的{kind}也{verb}")
     assert (said.outcome, said.commands) == (meant.outcome, meant.commands), said.text
+
+
+_SWITCHED_KINDS = {"灯": "Light", "空调": "AirConditioner", "电视": "Television", "风扇": "Fan"}
+
+
+@settings(SETTINGS, max_examples=100)
+@given(
+    kind=st.sampled_from(sorted(_SWITCHED_KINDS)),
+    lead=st.sampled_from(("除了", "除")),
+    verb=st.sampled_from(("都关了", "都关掉", "全部关掉")),
+    room=st.sampled_from(("", *(r.name for r in _DEMO.home.rooms))),
+)
+def test_a_kind_taken_out_whole_leaves_every_other_kind(
+    kind: str, lead: str, verb: str, room: str
+) -> None:
+    """除了空调都关了: every other device switched off, none of that kind. It read the set as
+    the kind itself (every air conditioner but the air conditioners) and refused."""
+    said = _DEMO.fresh().turn(f"{room}{lead}{kind}{verb}")
+    home = _DEMO.home
+    kinds = {home.device(c["device"]).type for c in said.commands}
+    assert _SWITCHED_KINDS[kind] not in kinds, (said.text, kinds)
+    # A room with nothing else to switch refuses, saying so (餐厅除了灯都关了); the home does not.
+    assert said.outcome == "executed" or (room and said.outcome == "rejected"), said.text
