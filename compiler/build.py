@@ -544,6 +544,11 @@ class Builder:
             (self._payload(c) for c in children if isinstance(c, Leaf) and c.kind == "ATTR"),
             None,
         )
+        if subject is not None and kind in ("high", "low") and subject not in COMPLAINT_SUBJECTS:
+            # 空调的风太大了 / 窗帘开得太小: too much or too little of what makes no complaint of
+            # its own is a step back, of the device said or, said alone, where the speaker is.
+            step = Value("relative", subject, direction=-1 if kind == "high" else 1)
+            return [Clause("adjust", t, step) for t in targets or (None,)]
         if subject is not None:
             kind = _subject_complaint(subject, kind)
         elif kind in ("high", "low"):
