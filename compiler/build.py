@@ -856,6 +856,9 @@ class Builder:
         attribute, expected = self._payload(q)
         return Tail("query", attribute=attribute, question="yes_no", expected=expected)
 
+    def head_asked(self, verb: Leaf, targets: _Targets, asked: Leaf) -> Group | _Qualifier:
+        return self.target_tail(targets, self.t_asked(verb, asked))
+
     def t_asked(self, verb: Leaf, _asked: Leaf) -> Tail:
         # 上锁了没 / 开了没 / 是打开的吗: did the verb's state come about?
         if verb.kind == "OFF" and "锁" in self._tok(verb).text:

@@ -747,6 +747,9 @@ def _word_roles(tokens: list[Token], text: str) -> list[Token]:
     if not kinds.isdisjoint(_STATE_KINDS):  # most utterances have none
         tokens = _state_asked(tokens)
         kinds = set(map(_KIND, tokens))
+    if _PERFECTIVE.intersection(text) and text.rstrip(_STOPS).endswith(("吗", "么")):
+        tokens = _done_asked(tokens)  # 开了空调吗: one look at the text first
+        kinds = set(map(_KIND, tokens))
     if "THIS_ROOM" in kinds and "ROOM" in kinds:
         tokens = _room_pointed_at(tokens)
     if text.rstrip(_STOPS).endswith("不") and "NEG" in kinds:
@@ -1486,6 +1489,26 @@ def _room_pointed_at(tokens: list[Token]) -> list[Token]:
 
 # Where a value is said next: a softener there (一下, 一哈) begins with the number 一.
 _VALUE_BEFORE = frozenset({"PCT_PRE", "SET", "SETV", "TO"})
+
+
+_PERFECTIVE = frozenset("了咗")
+_SWITCHED = frozenset({"ON", "OFF"})
+
+
+def _done_asked(tokens: list[Token]) -> list[Token]:
+    """开了空调吗 / 关咗灯吗: a switching verb said first with its 了 (or 咗), what it switches,
+    and 吗 last ask whether it was done, as 开了空调没有 does; they order nothing (能开空调吗
+    has no 了, and stays a polite order)."""
+    words = [i for i, t in enumerate(tokens) if t.kind != FILLER]
+    last = tokens[-1]
+    if len(words) < 2 or last.kind != FILLER or last.text not in ("吗", "么"):
+        return tokens
+    verb = tokens[words[0]]
+    after = tokens[words[0] + 1] if words[0] + 1 < len(tokens) else None
+    done = verb.text.endswith(("了", "咗")) or (after is not None and after.text in ("了", "咗"))
+    if verb.kind not in _SWITCHED or not done or tokens[words[1]].kind not in _SUBJECTS:
+        return tokens
+    return [*tokens[:-1], _as(last, "ASKED", "asked")]
 
 
 def _softened_numbers(tokens: list[Token]) -> list[Token]:

@@ -333,3 +333,23 @@ def test_too_much_of_what_makes_no_complaint_is_a_step_back(
         f"{room}{bare}{de}{subject}{degree}{size}{particle}",
         f"把{room}{bare}风速调{back}一点",
     )
+
+
+@settings(SETTINGS, max_examples=300)
+@given(
+    able=_with("onoff"),
+    verb=st.sampled_from(("开", "打开", "关", "关闭")),
+    mark=st.sampled_from(("了", "咗")),
+    asked=st.sampled_from(("吗", "么", "没有", "没", "未")),
+    lead=st.sampled_from(("", "你", "请问")),
+)
+def test_a_switching_verb_done_and_asked_first_asks_and_orders_nothing(
+    able: tuple[int, Any, str, str], verb: str, mark: str, asked: str, lead: str
+) -> None:
+    """开了空调吗, 开咗冷气未, 关了灯没有: whether that device is on, answered about it alone;
+    开了空调吗 used to switch it on."""
+    index, device, room, bare = able
+    outcome, sent, answered = _turn(index, f"{lead}{verb}{mark}{room}{bare}{asked}")
+    assert (outcome, sent, {d for d, _ in answered}) == ("answered", [], {device.id}), (
+        lead + verb + mark + room + bare + asked
+    )
