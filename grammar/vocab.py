@@ -772,6 +772,7 @@ TABLES: dict[str, dict[str, Any]] = {
             "呢间房",  # Cantonese 这个房间
             "呢个房",
             "呢间",
+            "间房",  # Cantonese 间房好焗: the room one is in
             # The room said as the subject of a complaint (屋子有点冷): the speaker's. So is the
             # room one is in (屋里, 房间里: 把屋里的灯关了 is this room's, not the home's).
             "屋子",
@@ -1555,12 +1556,13 @@ DEGREE_ENDINGS = (
     *("死了", "死", "得很", "得慌", "得要命", "得要死", "得不行", "得受不了", "死个人了", "死人了"),
     *("死我了", "死我啦"),  # 冷死我了
     *("坏了", "爆了"),  # 热坏了, 冻爆了
+    *("到死", "到爆", "到震", "到不行", "得不得了"),  # Cantonese 热到死, 冻到震; 热到不行
 )
 # The qualities, by the complaint they make (COMPLAINT_REMEDIES); those in QUALITIES_ALONE
 # are a complaint with no degree too (闷, 刺眼). "high" and "low" are a quality of the
 # subject said before them (声音太大, 温度太低: COMPLAINT_SUBJECTS).
 QUALITIES: dict[str, tuple[str, ...]] = {
-    "hot": ("热", "闷", "闷热", "燥热"),
+    "hot": ("热", "闷", "闷热", "燥热", "焗"),  # Cantonese 焗 (stuffy): 好焗
     "cold": ("冷", "冻"),
     "dark": ("暗", "黑"),
     "bright": ("亮", "刺眼", "晃眼", "光"),  # Cantonese 光 (bright): 太光
