@@ -261,8 +261,10 @@ class Builder:
         # id of a target a 都 after its list distributed → the target as a set, for a
         # question over the list (门窗都关好了吗).
         self._asked_whole: dict[int, Target] = {}
-        # ids of targets said as a place and 的 alone (卧室的也开): a noun said before is meant.
-        self._elided: set[int] = set()
+
+    # ids of targets said as a place and 的 alone (卧室的也开): a noun said before is meant.
+    # A set is made only when one is said (most compiles mark none).
+    _elided: frozenset[int] | set[int] = frozenset()
 
     def _scene_of(self, target: Target) -> str | None:
         if not self._scenes:
@@ -1023,7 +1025,7 @@ class Builder:
         if said[-1].kind == "DE" and len(targets) == 1:
             target = targets[0]
             if target.is_place_only and target.quantifier == "one":
-                self._elided.add(id(target))
+                self._elided = {*self._elided, id(target)}
         return targets
 
     def _target(self, said: Sequence[Any]) -> _Targets:

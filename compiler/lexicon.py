@@ -747,7 +747,7 @@ def _word_roles(tokens: list[Token], text: str) -> list[Token]:
     if not kinds.isdisjoint(_STATE_KINDS):  # most utterances have none
         tokens = _state_asked(tokens)
         kinds = set(map(_KIND, tokens))
-    if _PERFECTIVE.intersection(text) and text.rstrip(_STOPS).endswith(("吗", "么")):
+    if ("了" in text or "咗" in text) and text.rstrip(_STOPS).endswith(("吗", "么")):
         tokens = _done_asked(tokens)  # 开了空调吗: one look at the text first
         kinds = set(map(_KIND, tokens))
     if "THIS_ROOM" in kinds and "ROOM" in kinds:
@@ -1491,7 +1491,6 @@ def _room_pointed_at(tokens: list[Token]) -> list[Token]:
 _VALUE_BEFORE = frozenset({"PCT_PRE", "SET", "SETV", "TO"})
 
 
-_PERFECTIVE = frozenset("了咗")
 _SWITCHED = frozenset({"ON", "OFF"})
 
 
