@@ -687,6 +687,7 @@ def _word_roles(tokens: list[Token], text: str) -> list[Token]:
     a later pass can meet (tests/test_lexer_passes.py checks that the skips change nothing).
     """
     kinds = set(map(_KIND, tokens))  # no bytecode a token
+    last = text.rstrip(_STOPS)[-1:]  # the last character said (吗, 不 …): looked at thrice
     if "NOT_HOME" in kinds:
         tokens = _greeted(tokens)  # 你好，打开灯
         kinds = set(map(_KIND, tokens))
@@ -715,7 +716,7 @@ def _word_roles(tokens: list[Token], text: str) -> list[Token]:
         tokens = _set_by_one(tokens)  # 空调整个二十六度: 整个 sets, it does not widen
         kinds = set(map(_KIND, tokens))
     if (
-        text.rstrip(_STOPS).endswith(("吗", "么"))
+        last in _ASKING_ENDS
         and not kinds.isdisjoint(_VALUE_SAID)
         and kinds.isdisjoint(_SAYS_WHAT_IS_ASKED)
     ):
@@ -747,12 +748,12 @@ def _word_roles(tokens: list[Token], text: str) -> list[Token]:
     if not kinds.isdisjoint(_STATE_KINDS):  # most utterances have none
         tokens = _state_asked(tokens)
         kinds = set(map(_KIND, tokens))
-    if ("了" in text or "咗" in text) and text.rstrip(_STOPS).endswith(("吗", "么")):
+    if last in _ASKING_ENDS and ("了" in text or "咗" in text):
         tokens = _done_asked(tokens)  # 开了空调吗: one look at the text first
         kinds = set(map(_KIND, tokens))
     if "THIS_ROOM" in kinds and "ROOM" in kinds:
         tokens = _room_pointed_at(tokens)
-    if text.rstrip(_STOPS).endswith("不") and "NEG" in kinds:
+    if last == "不" and "NEG" in kinds:
         tokens = _request_tagged(tokens)  # 可以帮我关下窗帘不: one look at the end first
     if FILLER in kinds and not kinds.isdisjoint(_VALUE_BEFORE):
         tokens = _softened_numbers(tokens)
@@ -1499,6 +1500,7 @@ _VALUE_BEFORE = frozenset({"PCT_PRE", "SET", "SETV", "TO"})
 
 
 _SWITCHED = frozenset({"ON", "OFF"})
+_ASKING_ENDS = ("吗", "么")
 
 
 def _done_asked(tokens: list[Token]) -> list[Token]:
@@ -1507,7 +1509,7 @@ def _done_asked(tokens: list[Token]) -> list[Token]:
     has no 了, and stays a polite order)."""
     words = [i for i, t in enumerate(tokens) if t.kind != FILLER]
     last = tokens[-1]
-    if len(words) < 2 or last.kind != FILLER or last.text not in ("吗", "么"):
+    if len(words) < 2 or last.kind != FILLER or last.text not in _ASKING_ENDS:
         return tokens
     verb = tokens[words[0]]
     after = tokens[words[0] + 1] if words[0] + 1 < len(tokens) else None
