@@ -38,6 +38,7 @@ from jiayu.grammar.vocab import (
     NAME_SYNONYMS,
     REQUESTS,
     ROOM_SYNONYMS,
+    SCENE_ENDS,
     SET_CLASSIFIERS,
     SIZE_ADJECTIVES,
     SIZE_NAMES,
@@ -135,7 +136,11 @@ def _home_entries(home: Home) -> tuple[dict[str, Entry], frozenset[str], list[st
     # then the fixed vocabulary: a home cannot turn 确认 or 所有 into one of its names, and a
     # bare name 灯 stays the type word 灯 (the resolver still tries it as a name). Words of
     # other domains (天气, 你好) come first of all: a scene may well be called 晚安.
-    entries: dict[str, Entry] = {**dict(_room_variants(home)), **dict(_name_variants(home))}
+    entries: dict[str, Entry] = {
+        **dict(_room_variants(home)),
+        **dict(_name_variants(home)),
+        **dict(_scene_variants(home)),
+    }
     names: list[str] = []  # their characters are taken all at once, at the end
     # Most rooms have the same few bare names (台灯, 空调): each is made plain only once.
     bare_entries: dict[str, Entry] = {}
@@ -173,6 +178,19 @@ def _home_entries(home: Home) -> tuple[dict[str, Entry], frozenset[str], list[st
                     names.append(key)
     own = [word for word in entries if word not in _FIXED]
     return {**_SOFT, **entries, **_FIXED}, frozenset("".join(names)), own
+
+
+def _scene_variants(home: Home) -> Iterable[tuple[str, Entry]]:
+    """A scene said with another word for "scene" than its name ends in (睡眠模式 as 睡眠场景),
+    and its alias with any (晚安 as 晚安模式, 晚安场景): aliases of the scene (the home's own
+    entries come later and win)."""
+    for scene in home.scenes:
+        for word in (scene.name, *scene.aliases):
+            key = plain_name(word)
+            base = next((key[: -len(end)] for end in SCENE_ENDS if key.endswith(end)), key)
+            if base:
+                for end in SCENE_ENDS:
+                    yield base + end, Entry("SCENE", scene.id, base + end, "alias")
 
 
 def _room_variants(home: Home) -> Iterable[tuple[str, Entry]]:

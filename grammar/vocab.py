@@ -1839,6 +1839,9 @@ COMPOUNDS: dict[str, tuple[tuple[str, str, Any, int], ...]] = {
 
 # Rooms said by another everyday word: a home whose room is called 卧室 is also reached by
 # 睡房 (compiler/lexicon.py adds the variant as an alias unless the home uses it already).
+# The words a scene's name may end in (睡眠模式, 晚安场景, 回家情景): a home's scene is also said
+# with another of them, and its alias with any (compiler/lexicon.py _scene_variants).
+SCENE_ENDS = ("模式", "场景", "情景", "情景模式")
 ROOM_SYNONYMS = (
     ("卧室", "睡房"),
     ("卧室", "寝室"),

@@ -14,6 +14,8 @@ that replaces one slot with an unrelated word and checks that nothing is sent:
   are sent, nothing for a floor the room is not on, and the home said first changes nothing
   (on the demo home, which has two floors);
 - a feeling said by who feels it with no degree (我冷, 我热了): the complaint, as 我好冷 says it;
+- a scene said with any word for "scene" after its name or alias (晚安场景, 睡眠情景): that
+  scene;
 - a condition on a device's state said after the device (电视要是开着就关了): the condition
   said first (要是电视开着就关了), whether the device is on or off.
 
@@ -39,6 +41,7 @@ from jiayu.grammar.vocab import (
     NOTCH_COUNTS,
     NOTCH_UNITS,
     QUALITIES,
+    SCENE_ENDS,
     TABLES,
     TOWARD,
     TOWARD_SIDES,
@@ -353,3 +356,24 @@ def test_a_switching_verb_done_and_asked_first_asks_and_orders_nothing(
     assert (outcome, sent, {d for d, _ in answered}) == ("answered", [], {device.id}), (
         lead + verb + mark + room + bare + asked
     )
+
+
+@settings(SETTINGS, max_examples=200)
+@given(
+    scene=st.sampled_from(_DEMO.home.scenes),
+    end=st.sampled_from(SCENE_ENDS),
+    verb=st.sampled_from(("执行", "启动", "打开", "开启", "切换到")),
+    data=st.data(),
+)
+def test_a_scene_said_with_any_word_for_scene_is_that_scene(
+    scene: Any, end: str, verb: str, data: st.DataObject
+) -> None:
+    """执行晚安场景, 启动睡眠情景: the scene whose name or alias is said, with any word for
+    "scene" after it (they were unknown)."""
+    word = data.draw(st.sampled_from((scene.name, *scene.aliases)))
+    base = next((word[: -len(e)] for e in SCENE_ENDS if word.endswith(e)), word)
+    said, meant = (
+        _DEMO.fresh().turn(text) for text in (f"{verb}{base}{end}", f"{verb}{scene.name}")
+    )
+    assert meant.outcome == "executed", meant.text
+    assert (said.outcome, said.commands) == (meant.outcome, meant.commands), said.text
