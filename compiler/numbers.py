@@ -68,9 +68,17 @@ def _scan(text: str, start: int, *, decimals: bool = True) -> tuple[int, float] 
     return end, float(value)
 
 
+def _approximate(digits: str) -> bool:
+    """一两, 两三, 三四, 七八: two neighbouring digits say "about", not a number read digit by
+    digit (一两度 is one or two degrees, never 12); 两 is never a digit of one."""
+    if "两" in digits:
+        return True
+    return len(digits) == 2 and DIGITS[digits[1]] == DIGITS[digits[0]] + 1
+
+
 def chinese_integer(numeral: str) -> int | None:
-    """二十六 → 26, 四千五 → 4500, 一百零一 → 101, 一二 → 12 (digit by digit); None if
-    malformed."""
+    """二十六 → 26, 四千五 → 4500, 一百零一 → 101, 一三 → 13 (digit by digit); None if
+    malformed, or two neighbouring digits (一两, 三四: about so many)."""
     if numeral[0] in TENS:  # 廿四: the tens, then at most a digit
         rest = numeral[1:]
         if rest and (len(rest) > 1 or rest not in DIGITS):
@@ -79,6 +87,8 @@ def chinese_integer(numeral: str) -> int | None:
     if all(c in DIGITS for c in numeral):
         if len(numeral) == 1:
             return DIGITS[numeral]
+        if _approximate(numeral):
+            return None
         return int("".join(str(DIGITS[c]) for c in numeral))
     total = 0
     section = 0

@@ -25,7 +25,7 @@ from jiayu.text import normalize
         ("四千五", 4500),
         ("四千五百", 4500),
         ("三十", 30),
-        ("一二", 12),
+        ("一三", 13),  # digit by digit
         ("零", 0),
         ("一万", 10000),
     ],
@@ -45,6 +45,12 @@ def test_numbers_are_scanned_to_their_end(text: str, end: int, value: float) -> 
 def test_malformed_numerals_are_not_numbers() -> None:
     assert chinese_integer("十十") is None
     assert scan_number("灯", 0) is None
+
+
+@pytest.mark.parametrize("numeral", ["一两", "两三", "一二", "三四", "七八", "二两"])
+def test_neighbouring_digits_say_about_not_a_number(numeral: str) -> None:
+    """一两度 is one or two degrees: read digit by digit it was 12 (再高个一两度 set 30 °C)."""
+    assert chinese_integer(numeral) is None
 
 
 @pytest.mark.parametrize(
