@@ -109,6 +109,7 @@ WORDS: Final[Mapping[str, Mapping[str, str]]] = {
         "tilt": "角度",
         "status": "状态",
         "state": "状态",
+        "battery": "电量",
     },
     "mode": {"cool": "制冷", "heat": "制热", "dry": "除湿", "fan": "送风", "auto": "自动"},
     # Issue 21: what a complaint asks for (太热了 → 降温).

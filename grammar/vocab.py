@@ -359,6 +359,9 @@ TABLES: dict[str, dict[str, Any]] = {
     },
     # Attributes; 温度 means the sensors' temperature unless a set point is meant.
     "ATTR": {
+        # No device here reports its battery: asked, it is refused by name, and 电量 is never
+        # heard as 点亮 (门锁电量 asked to unlock the lock).
+        **dict.fromkeys(("电量", "电池", "电池电量", "剩余电量"), "battery"),
         "亮度": "brightness",
         "色温": "color_temp",
         "温度": "temperature",

@@ -377,3 +377,19 @@ def test_a_scene_said_with_any_word_for_scene_is_that_scene(
     )
     assert meant.outcome == "executed", meant.text
     assert (said.outcome, said.commands) == (meant.outcome, meant.commands), said.text
+
+
+@settings(SETTINGS, max_examples=200)
+@given(
+    index=st.integers(0, len(_HOMES) - 1),
+    word=st.sampled_from([w for w, a in TABLES["ATTR"].items() if a == "battery"]),
+    asked=st.sampled_from(("", "多少", "还有多少", "怎么样", "够不够")),
+    data=st.data(),
+)
+def test_a_battery_asked_never_switches_anything(
+    index: int, word: str, asked: str, data: st.DataObject
+) -> None:
+    """门锁电量: 电量 sounds as 点亮, and was heard so (it asked to unlock the lock)."""
+    _device, room, bare = data.draw(st.sampled_from(_devices(_engine(index).home, lambda d: True)))
+    outcome, sent, _answered = _turn(index, f"{room}{bare}{word}{asked}")
+    assert sent == [] and outcome != "confirm", (room + bare + word + asked, outcome)
