@@ -1319,7 +1319,17 @@ TABLES: dict[str, dict[str, Any]] = {
     # Delayed commands: the clock or delay itself is scanned by compiler/numbers.py.
     "TIMER": dict.fromkeys(("定时", "定时任务", "预约", "计划", "闹钟", "倒计时"), "timer"),
     "HOWLONG": dict.fromkeys(
-        ("还有多久", "还要多久", "还有多长时间", "多久以后", "多久后", "几点"), "howlong"
+        (
+            "还有多久",
+            "还要多久",
+            "还有多长时间",
+            "多久以后",
+            "多久后",
+            "几点",
+            "还剩多久",
+            "仲有几耐",
+        ),
+        "howlong",
     ),
     # Preferences (seed 003): 记住我喜欢26度, 调到我喜欢的温度, 按我的习惯开灯.
     "REMEMBER": dict.fromkeys(("记住", "记下", "记一下", "帮我记住", "记得", "以后都"), "remember"),
@@ -1604,7 +1614,7 @@ PROGRESS_ASKED = (
 )
 # How long until it is done, said before or after the verb and its result (还有多久洗完,
 # 还要多久才能扫好, 烘干还要多久): the time left, as 还要多久 alone asks.
-HOW_LONG = ("还有多久", "还要多久", "还有多长时间", "要多久", "多久")
+HOW_LONG = ("还有多久", "还要多久", "还有多长时间", "要多久", "多久", "还剩多久", "仲有几耐")
 HOW_LONG_LINKS = ("", "能", "才能")
 
 # A state said of a device (有窗帘是打开中的吗, 哪些门是锁了的, 窗户是关闭紧吗): a state verb,
