@@ -1670,6 +1670,9 @@ WRAPPERS = (
     "帮我个忙",
     "我说",
     "我讲",
+    # Who is to act, said first (我们开灯吧, 咱们把灯关了, 你们把空调打开): the home does it. As
+    # words they also keep 们 from being heard as 门 (a door).
+    *("我们", "咱们", "咱", "俺们", "你们"),
     "叫",  # 叫扫地机器人打扫客厅: ask it to
     "让",
     "用",  # 用扫地机器人打扫客厅: the means is the device said
