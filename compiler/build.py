@@ -546,9 +546,10 @@ class Builder:
             (self._payload(c) for c in children if isinstance(c, Leaf) and c.kind == "ATTR"),
             None,
         )
-        if subject is not None and kind in ("high", "low") and subject not in COMPLAINT_SUBJECTS:
-            # 空调的风太大了 / 窗帘开得太小: too much or too little of what makes no complaint of
-            # its own is a step back, of the device said or, said alone, where the speaker is.
+        if subject is not None and kind in ("high", "low") and not _complains(subject, kind):
+            # 空调的风太大了 / 电视声音太小了: too much or too little of what makes no complaint
+            # of that kind is a step back, of the device said or, said alone, where the speaker
+            # is.
             step = Value("relative", subject, direction=-1 if kind == "high" else 1)
             return [Clause("adjust", t, step) for t in targets or (None,)]
         if subject is not None:
@@ -1516,6 +1517,13 @@ def _implied_only(target: Target) -> bool:
         and target.quantifier == "one"
         and target.reference is None
     )
+
+
+def _complains(subject: str, kind: str) -> bool:
+    """Whether too much (kind "high") or too little ("low") of an attribute is a complaint
+    (声音太大: loud; 声音太小 is none, only less than wanted)."""
+    high, low = COMPLAINT_SUBJECTS.get(subject, (None, None))
+    return (high if kind == "high" else low) is not None
 
 
 def _subject_complaint(subject: str, kind: str) -> str:

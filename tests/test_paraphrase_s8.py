@@ -393,3 +393,20 @@ def test_a_battery_asked_never_switches_anything(
     _device, room, bare = data.draw(st.sampled_from(_devices(_engine(index).home, lambda d: True)))
     outcome, sent, _answered = _turn(index, f"{room}{bare}{word}{asked}")
     assert sent == [] and outcome != "confirm", (room + bare + word + asked, outcome)
+
+
+@settings(SETTINGS, max_examples=200)
+@given(
+    able=_with("volume"),
+    de=st.sampled_from(("", "的")),
+    subject=st.sampled_from(("声音", "音量")),
+    degree=st.sampled_from(("太", "有点", "好")),
+    particle=st.sampled_from(("", "了", "啊")),
+)
+def test_too_little_volume_is_a_step_up(
+    able: tuple[int, Any, str, str], de: str, subject: str, degree: str, particle: str
+) -> None:
+    """电视声音太小了: what 把电视音量调大一点 does (too loud is a complaint; too quiet was
+    not understood)."""
+    index, _device, room, bare = able
+    _same(index, f"{room}{bare}{de}{subject}{degree}小{particle}", f"把{room}{bare}音量调大一点")
