@@ -1673,6 +1673,7 @@ WRAPPERS = (
     # Who is to act, said first (我们开灯吧, 咱们把灯关了, 你们把空调打开): the home does it. As
     # words they also keep 们 from being heard as 门 (a door).
     *("我们", "咱们", "咱", "俺们", "你们"),
+    "那个谁",  # 那个谁，帮我把灯开开: calling whoever is there
     "叫",  # 叫扫地机器人打扫客厅: ask it to
     "让",
     "用",  # 用扫地机器人打扫客厅: the means is the device said
