@@ -323,10 +323,11 @@ class Builder:
             if (
                 not separated
                 and isinstance(previous := groups[-1], list)
-                and all(c.target is None for c in previous)
+                and all(c.target is None and c.complaint is None for c in previous)
             ):
                 # 打开关闭客厅灯: a verb with no target, run into the next clause unseparated,
-                # is a slip, not a command on the last device.
+                # is a slip, not a command on the last device (a complaint names none: 太热了
+                # 开空调 is two clauses).
                 raise Unsupported("a verb with nothing to act on", "unexpected_word")
             groups.append(child)
             separated = False

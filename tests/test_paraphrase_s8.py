@@ -410,3 +410,20 @@ def test_too_little_volume_is_a_step_up(
     not understood)."""
     index, _device, room, bare = able
     _same(index, f"{room}{bare}{de}{subject}{degree}小{particle}", f"把{room}{bare}音量调大一点")
+
+
+@settings(SETTINGS, max_examples=200)
+@given(
+    room=st.sampled_from([r for r in _DEMO.home.rooms if r.id in ("living", "master", "kids")]),
+    complaint=st.sampled_from(("太热了", "好黑", "太干了", "有点冷", "太吵了")),
+    command=st.sampled_from(("开空调", "开灯", "把灯关了", "打开加湿器", "关电视")),
+)
+def test_a_complaint_run_into_a_command_is_two_clauses(
+    room: Any, complaint: str, command: str
+) -> None:
+    """太热了开空调: what 太热了，开空调 does (it was refused as a verb with nothing to act on)."""
+    said, meant = (
+        _DEMO.fresh().turn(text, area=room.id)
+        for text in (f"{complaint}{command}", f"{complaint}，{command}")
+    )
+    assert (said.outcome, said.commands) == (meant.outcome, meant.commands), said.text
