@@ -1086,9 +1086,9 @@ class Builder:
         targets = self._split(items)
         if excludes:
             targets = [_excluding(t, tuple(excludes)) for t in targets]
-            # 除了卧室的灯都关掉: the excluded noun, said of a place, says what the rest is;
-            # a kind taken out whole (除了空调都关了) leaves every other kind.
-            noun = next((e for e in excludes if e.type_word and e.places), None)
+            # 除了卧室的灯都关掉 / 除了台灯的灯: the excluded noun, said of a place or a device,
+            # says what the rest is; a kind taken out whole (除了空调都关了) leaves every other.
+            noun = next((e for e in excludes if e.type_word and (e.places or e.name)), None)
             if noun is not None:
                 targets = [
                     _replace(t, device_type=noun.device_type, type_word=noun.type_word)

@@ -427,3 +427,26 @@ def test_a_complaint_run_into_a_command_is_two_clauses(
         for text in (f"{complaint}{command}", f"{complaint}，{command}")
     )
     assert (said.outcome, said.commands) == (meant.outcome, meant.commands), said.text
+
+
+_LIGHTS_BY_BARE = [
+    (d, _DEMO.home.bare_name(d))
+    for d in _DEMO.home.devices
+    if d.type == "Light" and _DEMO.home.bare_name(d) not in (None, "灯")
+]
+
+
+@settings(SETTINGS, max_examples=100)
+@given(
+    light=st.sampled_from(_LIGHTS_BY_BARE),
+    form=st.sampled_from(("关闭{room}除了{bare}的灯", "把{room}除了{bare}以外的灯关了")),
+)
+def test_a_device_taken_out_of_a_kind_leaves_that_kind(light: Any, form: str) -> None:
+    """关闭书房除了台灯的灯: the room's other lights, never its other devices (a narrowing of
+    the excluded noun to a place had made it every device of the room)."""
+    device, bare = light
+    room = _DEMO.home.room(device.room)
+    said = _DEMO.fresh().turn(form.format(room=room.name, bare=bare))
+    sent = {c["device"] for c in said.commands}
+    assert device.id not in sent, said.text
+    assert all(_DEMO.home.device(d).serves_as("Light") for d in sent), (said.text, sent)
