@@ -310,6 +310,7 @@ def morphemes() -> dict[str, tuple[tuple[str, ...], bool]]:
         "LOOK_STEMS": (v.LOOK_STEMS, True),
         "LOOK_SOFTENERS": (v.LOOK_SOFTENERS, False),
         "STOP_RESULTS": (v.STOP_RESULTS, False),
+        "SILENT": (v.SILENT, False),
         "NOT_HAPPENED": (v.NOT_HAPPENED, False),
         "ASKED_LEADS": ((*v.ASKED_BEING, *v.ASKED_VERBS), True),
         "ASKED_MARKS": (v.ASKED_MARKS, False),
@@ -393,6 +394,10 @@ def derived() -> dict[str, dict[str, Any]]:
             **dict.fromkeys(
                 (undo + pause for undo in v.UNDO_VERBS for pause in v.PAUSE_WORDS), "play"
             ),
+            # 把电视整没声: a verb of doing that leaves it with no sound mutes it.
+            **dict.fromkeys(
+                (verb + silent for verb in v.DOING_VERBS for silent in v.SILENT), "mute"
+            ),
             **dict.fromkeys(
                 (
                     verb + result + aspect
@@ -455,6 +460,21 @@ def compose() -> Vocabulary:
                 for bit in little:
                     compounds.setdefault(
                         word + bit, ((kind, word, how, len(word)), ("YIDIAN", bit, 1, len(bit)))
+                    )
+    # A loudness said around its 一点 (小点声, 调大一点声, 整小点声, 细啲声): the loudness (with
+    # the verb: 调小声), its 一点, and 声.
+    for word, how in listed["ADJ"].items():
+        if len(word) == 2 and word.endswith("声"):
+            for verb in ("", *v.LOUDNESS_VERBS):
+                kind = "REL" if verb else "ADJ"
+                for bit in v.LOUDNESS_BITS:
+                    compounds.setdefault(
+                        verb + word[0] + bit + "声",
+                        (
+                            (kind, verb + word, how, len(verb) + 1),
+                            ("YIDIAN", bit, 1, len(bit)),
+                            ("FILLER", "声", None, 1),
+                        ),
                     )
     plain = {
         *_said_plainly(v.ON_STEMS, v.ON_COMPLEMENTS),

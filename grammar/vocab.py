@@ -1413,7 +1413,7 @@ ASPECTS = ("了", "着", "咗", "一下", "一哈", "下", "哈", "一下子", "
 
 # Verbs that switch a device on by themselves, and those that switch it off.
 ON_STEMS = ("开", "打开", "开启", "启动", "启用", "点亮", "运行", "激活")
-OFF_STEMS = ("关", "关闭", "熄", "熄灭", "灭", "闩", "停掉")
+OFF_STEMS = ("关", "关闭", "熄", "熄灭", "灭", "闩", "停掉", "闭")  # Northeastern 把灯闭了
 # Direction and result complements that keep a switching verb's sense (开起来, 关掉).
 ON_COMPLEMENTS = ("起", "起来", "来", "上", "开", "着")
 OFF_COMPLEMENTS = ("掉", "上", "好", "埋", "住", "起来", "起", "脱")  # Wu 关脱
@@ -1430,7 +1430,7 @@ MOVING_STEMS = ("转", "吹", "动")
 MOVING_STARTED = ("起来",)
 # Verbs of doing (整, 搞, 弄 and the hand's verbs) take a result that says which way: 整开,
 # 搞亮, 弄灭, 拧开, 拉开, 摁灭 (a switch pressed). Not 按: 按着 is "according to".
-DOING_VERBS = ("整", "搞", "弄", "拧", "扭", "拉", "打", "摁")
+DOING_VERBS = ("整", "搞", "弄", "拧", "扭", "拉", "打", "摁", "撩")  # 撩开: lift (a curtain) open
 # Not 好: 弄好, 整好 say "fix", not "off" (锁好 is the lock stem's complement).
 ON_RESULTS = ("开", "亮", "着")
 OFF_RESULTS = ("灭", "熄", "掉", "关")
@@ -1538,6 +1538,11 @@ CHANGE_VERBS = ("调", "变", "弄", "整", "搞", "拧", "扭", "转", "校", "
 # size after it (调大). A side is a one-character size (ADJ) or 上/下; 了 may follow it; the
 # verb of adjusting (调) may be said twice, softening (往下调调, 往上调一调). Each side, link and
 # verb is another form (~200 in all): the verbs are those people turn a knob with.
+# A loudness said around its 一点 (小点声, 调大一点声): these verbs and bits of 一点 only.
+LOUDNESS_VERBS = ("调", "整", "弄", "开", "搞")
+# Left with no sound (整没声, 弄没声音): muted, after a verb of doing.
+SILENT = ("没声", "没声音")
+LOUDNESS_BITS = ("点", "一点", "点儿", "一点儿", "些", "啲")
 TOWARD = ("往", "朝")
 TOWARD_SIDES = {"上": (None, 1, 0), "下": (None, -1, 0)}
 TOWARD_VERBS = ("调", "拧", "转", "调调", "调一调")
@@ -1559,6 +1564,7 @@ STRENGTHS = ("大", "小", "细", "强", "弱", "满")
 DEGREES = (
     *("太", "好", "有点", "很", "真", "特别", "超", "贼", "巨", "忒", "老", "蛮", "挺", "非常"),
     *("这么", "咋这么", "怎么这么"),  # 咋这么黑: a complaint said as wonder
+    *("嗷嗷", "可"),  # Northeastern: 屋里嗷嗷冷, 可热了
     *("有些", "有一点", "有一些", "太过", "十分", "相当", "实在", "怪"),  # 怪冷的 (Northeastern)
     *("好鬼", "劲", "有啲"),  # Cantonese: 好鬼热, 劲冻, 有啲焗
     "有够",  # Taiwanese 有夠熱

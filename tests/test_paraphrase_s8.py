@@ -14,6 +14,7 @@ that replaces one slot with an unrelated word and checks that nothing is sent:
   are sent, nothing for a floor the room is not on, and the home said first changes nothing
   (on the demo home, which has two floors);
 - a feeling said by who feels it with no degree (我冷, 我热了): the complaint, as 我好冷 says it;
+- a loudness said around its 一点 (小点声, 调大一点声): a step of the volume;
 - a scene said with any word for "scene" after its name or alias (晚安场景, 睡眠情景): that
   scene;
 - a condition on a device's state said after the device (电视要是开着就关了): the condition
@@ -38,6 +39,8 @@ from jiayu.executor.hubs import SimulatedHub
 from jiayu.grammar.vocab import (
     FEELERS,
     FELT,
+    LOUDNESS_BITS,
+    LOUDNESS_VERBS,
     NOTCH_COUNTS,
     NOTCH_UNITS,
     QUALITIES,
@@ -450,3 +453,20 @@ def test_a_device_taken_out_of_a_kind_leaves_that_kind(light: Any, form: str) ->
     sent = {c["device"] for c in said.commands}
     assert device.id not in sent, said.text
     assert all(_DEMO.home.device(d).serves_as("Light") for d in sent), (said.text, sent)
+
+
+@settings(SETTINGS, max_examples=300)
+@given(
+    able=_with("volume"),
+    verb=st.sampled_from(("", *LOUDNESS_VERBS)),
+    size=st.sampled_from(("大", "小")),
+    bit=st.sampled_from(LOUDNESS_BITS),
+    ba=st.booleans(),
+)
+def test_a_loudness_said_around_its_bit_is_a_step(
+    able: tuple[int, Any, str, str], verb: str, size: str, bit: str, ba: bool
+) -> None:
+    """电视小点声, 调大一点声, 把音箱整小点声: what 把…音量调小一点 does (they were unknown)."""
+    index, _device, room, bare = able
+    said = f"{'把' if ba and verb else ''}{room}{bare}{verb}{size}{bit}声"
+    _same(index, said, f"把{room}{bare}音量调{size}一点")
