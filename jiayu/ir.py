@@ -8,7 +8,7 @@ into device ids; nothing in here knows about ids of devices.
 from __future__ import annotations
 
 from dataclasses import MISSING, dataclass, field, fields, is_dataclass
-from typing import Any, Literal, TypeVar
+from typing import Any, Literal, TypeVar, cast, dataclass_transform
 
 Action = Literal[
     "on",  # 打开 cluster: turn_on / open / unlock / open_valve, chosen per device
@@ -47,11 +47,12 @@ Complaint = Literal["hot", "cold", "dark", "bright", "loud", "dry", "damp"]
 Question = Literal["which", "count", "any", "all", "yes_no"]
 PlaceKind = Literal["room", "floor", "group", "home", "this_room", "other_rooms"]
 
-_Frozen = TypeVar("_Frozen", bound=type)
+_Frozen = TypeVar("_Frozen")
 
 
-def filled_directly(cls: _Frozen) -> _Frozen:
-    """Give a frozen dataclass an __init__ that sets the new instance's __dict__ at once.
+@dataclass_transform(frozen_default=True, field_specifiers=(field,))
+def filled_directly(cls: type[_Frozen]) -> type[_Frozen]:
+    """Make `cls` a frozen dataclass whose __init__ sets the new instance's __dict__ at once.
 
     The __init__ dataclasses writes for a frozen class calls object.__setattr__ once per
     field to get past the frozen __setattr__, and that is most of what making a Token, a
@@ -63,13 +64,17 @@ def filled_directly(cls: _Frozen) -> _Frozen:
     the builder, the resolver and the planner on every turn said again, cost 3.5×.)
     The dict is set through the class's own __dict__ descriptor rather than
     object.__setattr__, which sliced its arguments into a new tuple and looked "__dict__"
-    up on the type each time."""
-    names = [f.name for f in fields(cls)]
+    up on the type each time. The dataclass is made with init=False: an __init__ it wrote
+    would only be replaced (each costs an exec at import: 6.3 → 5.0 ms to import this
+    module)."""
+    cls = dataclass(frozen=True, init=False)(cls)
+    declared = fields(cast(Any, cls))
+    names = [f.name for f in declared]
     set_dict = next(k.__dict__["__dict__"] for k in cls.__mro__ if "__dict__" in k.__dict__)
     scope: dict[str, Any] = {"_set_dict": set_dict.__set__, "_MISSING": MISSING}
     params: list[str] = []
     values: list[str] = []
-    for f in fields(cls):
+    for f in declared:
         assert f.init, f"{cls.__name__}.{f.name}"
         value = f.name
         if f.default_factory is not MISSING:
@@ -99,7 +104,6 @@ _LITERALS: dict[object, str] = {dict: "{}", list: "[]"}
 
 
 @filled_directly
-@dataclass(frozen=True)
 class Mention:
     """A name said in the utterance, and how the lexer recognised it."""
 
@@ -112,7 +116,6 @@ class Mention:
 
 
 @filled_directly
-@dataclass(frozen=True)
 class Place:
     """A place said in the utterance."""
 
@@ -126,7 +129,6 @@ class Place:
 
 
 @filled_directly
-@dataclass(frozen=True)
 class Target:
     """What a clause acts on: places, a name or a type word, quantified."""
 
@@ -159,7 +161,6 @@ class Target:
 
 
 @filled_directly
-@dataclass(frozen=True)
 class Value:
     """A value to set or a change to make."""
 
@@ -189,7 +190,6 @@ class Value:
 
 
 @filled_directly
-@dataclass(frozen=True)
 class Condition:
     """如果<place><attribute><op><number>就… (or 要是<device>还没锁: its state `==` 1.0 for
     in the state, 0.0 for not): checked once against live state."""
@@ -208,7 +208,6 @@ class Condition:
 
 
 @filled_directly
-@dataclass(frozen=True)
 class Timing:
     """When a delayed command fires (半小时后, 晚上十点, 明天早上七点)."""
 
@@ -223,7 +222,6 @@ class Timing:
 
 
 @filled_directly
-@dataclass(frozen=True)
 class Clause:
     """One action on one target."""
 
@@ -257,7 +255,6 @@ class Clause:
 
 
 @filled_directly
-@dataclass(frozen=True)
 class Token:
     """One lexed token: what it is and how it matched."""
 
@@ -276,7 +273,6 @@ class Token:
 
 
 @filled_directly
-@dataclass(frozen=True)
 class Parse:
     """A successful compile."""
 
@@ -291,7 +287,6 @@ class Parse:
 
 
 @filled_directly
-@dataclass(frozen=True)
 class NoParse:
     """A compile that failed: where and why, never an exception."""
 
@@ -350,7 +345,6 @@ _FIELDS: dict[type, tuple[str, ...] | None] = {}
 
 
 @filled_directly
-@dataclass(frozen=True)
 class Command:
     """One command for one device."""
 

@@ -75,7 +75,6 @@ class Consult:
 
 
 @filled_directly
-@dataclass(frozen=True)
 class Send:
     """Send the plan's batches (answer: whether the audit log failed). Before this effect the
     session already holds what the turn changed in it; `draft` is the plan, and its batches'

@@ -10,7 +10,7 @@ the shortest distinguishing words, room first.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from functools import lru_cache
 
 from jiayu.actions import NOTHING, can_do, command_for, meaning, meanings, reading_attribute
@@ -60,7 +60,6 @@ def cannot(home: Home, devices: Sequence[str], clause: Clause) -> str:
 
 
 @filled_directly
-@dataclass(frozen=True)
 class Found:
     """The devices the clause acts on."""
 
@@ -71,7 +70,6 @@ class Found:
 
 
 @filled_directly
-@dataclass(frozen=True)
 class Ask:
     """Ambiguous or missing: ask, offering these device ids."""
 
@@ -80,7 +78,6 @@ class Ask:
 
 
 @filled_directly
-@dataclass(frozen=True)
 class Refuse:
     """Cannot be done: nothing found, or nothing found can do it."""
 

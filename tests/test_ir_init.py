@@ -41,7 +41,6 @@ def test_an_object_made_so_equals_the_dataclass_made_one() -> None:
         c: dict[str, Any] = dataclasses.field(default_factory=dict, hash=False)
 
     @filled_directly
-    @dataclasses.dataclass(frozen=True)
     class Filled:
         a: int
         b: str = "b"
