@@ -59,7 +59,7 @@ def update_session(draft: Draft, session: Session) -> None:
     else:
         devices = tuple(dict.fromkeys([*draft.devices, *map(_DEVICE, commands)]))
         rooms = _first_rooms(draft.ctx.home, devices, session.recent_rooms.maxlen)
-    session.remember(draft.text, outcome, devices, rooms, commands)
+    session.remember(devices, rooms, commands)
 
 
 def _first_rooms(home: Home, devices: Iterable[str], most: int | None) -> tuple[str, ...]:
