@@ -495,7 +495,7 @@ def _checked(
     command: str,
     bounds: tuple[float, float] | None,
     choices: tuple[str, ...] | None,
-    key: tuple[tuple[str, str, Any], ...],
+    key: tuple[tuple[str, type, Any], ...],
 ) -> str | None:
     # A whole-home turn validates thousands of identical commands (turn_on {}); the answer
     # depends only on the command, the range, the words and the params, so it is computed once.
@@ -503,18 +503,18 @@ def _checked(
     return _explain(_validator(command, bounds, choices).iter_errors(params), name_keys=True)
 
 
-def _params_key(params: object) -> tuple[tuple[str, str, Any], ...] | None:
+def _params_key(params: object) -> tuple[tuple[str, type, Any], ...] | None:
     """A hashable key for flat params; the type is part of it, since 1, 1.0 and True differ
-    to a JSON Schema."""
+    to a JSON Schema. (The type itself, not its name: a name is a new string each time.)"""
     if type(params) is not dict and not isinstance(params, Mapping):  # (a dict: no ABC check)
         return None
     if not params:
         return ()  # turn_on, turn_off, open…: most commands a whole-home turn sends
-    key: list[tuple[str, str, Any]] = []
+    key: list[tuple[str, type, Any]] = []
     for name, value in params.items():
         if not isinstance(name, str) or not isinstance(value, _SCALARS):
             return None
-        key.append((name, type(value).__name__, value))
+        key.append((name, type(value), value))  # sorted by name alone: names differ
     return tuple(key) if len(key) == 1 else tuple(sorted(key))
 
 

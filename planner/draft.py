@@ -11,10 +11,8 @@ a suspended stack, and nothing is ever read or written twice: what was fetched s
 from __future__ import annotations
 
 from collections.abc import Hashable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from datetime import datetime
-from itertools import chain
-from operator import attrgetter
 from typing import Any, NamedTuple, Protocol
 
 from jiayu.catalog import apply_command
@@ -31,9 +29,6 @@ from jiayu.resolver.session import PendingClarify, PendingConfirm, Session
 from jiayu.result import Outcome
 
 Pending = PendingClarify | PendingConfirm | None
-
-_SENT = attrgetter("sent")
-_COMMANDS = attrgetter("commands")
 
 
 class Pause(Exception):
@@ -86,27 +81,28 @@ Answer = tuple[str, str, Any]
 """A query's answer: (device, attribute, value read)."""
 
 
-class Memo(NamedTuple):
+class Memo:
     """What a turn learned from its driver and its resolver, kept across its passes: each
     answer is filed under what was asked, so a pass run again finds it whatever order it
-    asks in, and nothing is asked twice."""
+    asks in, and nothing is asked twice. (A slotted class whose dicts are made in its
+    `__init__`: one is made on every turn.)"""
 
-    known: dict[str, Reading]
-    """Fresh reads so far, by device."""
-    written: dict[Hashable, object]
-    """Answers to the turn's writes, by what each write does (`write_key`)."""
-    resolved: dict[Hashable, tuple[Clause, Resolution]]
-    """The resolver's answers, by the question asked (`Draft.resolve`), each beside the
-    clause asked of, which that keeps alive."""
-    narrowed: dict[Hashable, tuple[tuple[Clause, Clause], Resolution | None]]
-    """What answers picked among a question's options (`Draft.narrow`), likewise."""
-    worked: dict[Hashable, tuple[object, Any]]
-    """What a pass worked out from what it was given alone (what a query reads of each
-    device), by the ids of the objects it was worked out from, each beside those objects."""
+    __slots__ = ("known", "narrowed", "resolved", "worked", "written")
 
-
-def new_memo() -> Memo:
-    return Memo({}, {}, {}, {}, {})
+    def __init__(self) -> None:
+        self.known: dict[str, Reading] = {}
+        """Fresh reads so far, by device."""
+        self.written: dict[Hashable, object] = {}
+        """Answers to the turn's writes, by what each write does (`write_key`)."""
+        self.resolved: dict[Hashable, tuple[Clause, Resolution]] = {}
+        """The resolver's answers, by the question asked (`Draft.resolve`), each beside the
+        clause asked of, which that keeps alive."""
+        self.narrowed: dict[Hashable, tuple[tuple[Clause, Clause], Resolution | None]] = {}
+        """What answers picked among a question's options (`Draft.narrow`), likewise."""
+        self.worked: dict[Hashable, tuple[object, Any]] = {}
+        """What a pass worked out from what it was given alone (what a query reads of each
+        device), by the ids of the objects it was worked out from, each beside those
+        objects."""
 
 
 def write_key(op: Write) -> Hashable:
@@ -117,49 +113,62 @@ def write_key(op: Write) -> Hashable:
     return op
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, init=False)
 class Draft:
     """One turn while it is planned, then while its batches run: everything the Result and
     the session need. Parts keep the reply in the order the clauses were said. Made on
-    every pass from the four it is given; the rest is what planning fills in, so not
-    parameters (a field that is one is tested against its default on each pass)."""
+    every pass from the four it is given; the rest is what planning fills in. (`__init__`
+    is written out: the dataclass's would make each empty list, dict and set by calling its
+    type, a call per field on every pass.)"""
 
     text: str
     ctx: Inputs
     memo: Memo
     """Reads, write answers and resolutions fetched so far in this turn (kept across passes)."""
-    pending_in: Pending = None
+    pending_in: Pending
     """The question the session was waiting on when the turn began."""
-    pending: Pending = field(default=None, init=False)
+    pending: Pending
     """The question the session waits on after this turn."""
-    parts: list[str | Batch] = field(default_factory=list, init=False)
-    batches: list[Batch] = field(default_factory=list, init=False)
+    parts: list[str | Batch]
+    batches: list[Batch]
     """The Batch parts, in order (`add_batch` keeps both)."""
-    outcomes: list[Outcome] = field(default_factory=list, init=False)
+    outcomes: list[Outcome]
     # Tuples, grown by concatenation (a few times a turn at most): most passes hold and ask
     # nothing, and an empty tuple is made by no call, where a list is made on every pass.
-    held: tuple[Command, ...] = field(default=(), init=False)
-    options: tuple[str, ...] = field(default=(), init=False)
-    answers: list[Answer] = field(default_factory=list, init=False)
+    held: tuple[Command, ...]
+    options: tuple[str, ...]
+    answers: list[Answer]
     """What queries read, in order (the Result's `answers`, its JSON built when read)."""
-    failures: list[dict[str, Any]] = field(default_factory=list, init=False)
-    devices: list[str] = field(default_factory=list, init=False)
-    asked: bool = field(default=False, init=False)
+    failures: list[dict[str, Any]]
+    devices: list[str]
+    asked: bool
     """A clause asks: it and every later clause wait for the answer."""
     # What this turn will have done to each device it reads or commands, so a later clause
     # reads the state the earlier ones leave (调亮一点，再调亮一点 moves two steps).
-    overlay: dict[str, dict[str, Any]] = field(default_factory=dict, init=False)
-    planned: set[Command] = field(default_factory=set, init=False)
+    overlay: dict[str, dict[str, Any]]
+    planned: set[Command]
     """Commands queued so far (a command compares equal when its params do too)."""
-    unread: set[str] = field(default_factory=set, init=False)
+    unread: set[str]
     """Devices whose read failed, already listed in `failures`."""
-    scheduled: list[dict[str, Any]] = field(default_factory=list, init=False)
-    timings: dict[str, float] = field(default_factory=dict, init=False)
-    stop_scene: bool = field(default=False, init=False)
+    scheduled: list[dict[str, Any]]
+    timings: dict[str, float]
+    stop_scene: bool
     """算了/停下 with nothing waiting: stops a running long scene."""
-    writes: tuple[Hashable, ...] = field(default=(), init=False)
+    writes: tuple[Hashable, ...]
     """The writes asked in this pass (`write_key`), so the same write said twice is two: a
     tuple, as `held` (a turn writes a few times at most; most passes never)."""
+
+    def __init__(self, text: str, ctx: Inputs, memo: Memo, pending_in: Pending = None) -> None:
+        self.text, self.ctx, self.memo, self.pending_in = text, ctx, memo, pending_in
+        self.pending = None
+        self.parts, self.batches, self.outcomes = [], [], []
+        self.held, self.options = (), ()
+        self.answers, self.failures, self.devices = [], [], []
+        self.asked = False
+        self.overlay, self.planned, self.unread = {}, set(), set()
+        self.scheduled, self.timings = [], {}
+        self.stop_scene = False
+        self.writes = ()
 
     def say(self, outcome: Outcome, reply: str) -> None:
         self.outcomes.append(outcome)
@@ -170,11 +179,18 @@ class Draft:
         self.parts.append(batch)
         self.batches.append(batch)
 
+    # (A loop adding each batch's list: a third fewer instructions than a chain of maps.)
     def sent(self) -> list[Command]:
-        return list(chain.from_iterable(map(_SENT, self.batches)))
+        sent: list[Command] = []
+        for batch in self.batches:
+            sent += batch.sent
+        return sent
 
     def planned_commands(self) -> tuple[Command, ...]:
-        return tuple(chain.from_iterable(map(_COMMANDS, self.batches)))
+        commands: list[Command] = []
+        for batch in self.batches:
+            commands += batch.commands
+        return tuple(commands)
 
     def states(self, devices: Sequence[str]) -> dict[str, dict[str, Any] | ReadError]:
         """The only way a pass reads: fresh state of these devices, each read once per turn

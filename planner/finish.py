@@ -59,7 +59,7 @@ def update_session(draft: Draft, session: Session) -> None:
     else:
         devices = tuple(dict.fromkeys([*draft.devices, *map(_DEVICE, commands)]))
         rooms = _first_rooms(draft.ctx.home, devices, session.recent_rooms.maxlen)
-    session.remember(draft.text, outcome, devices, rooms, commands)
+    session.remember(devices, rooms, commands)
 
 
 def _first_rooms(home: Home, devices: Iterable[str], most: int | None) -> tuple[str, ...]:
@@ -136,7 +136,7 @@ def result(
         outcomes.append("rejected")
         replies.append(say("failed.audit"))
     outcome = _decided(outcomes, executed)
-    replies = list(filter(None, replies))
+    replies = [reply for reply in replies if reply]
     # One reply (most turns) is said as it is: the phrases joined are that one, as a str.
     reply = str(replies[0]) if len(replies) == 1 else _ALL(parts=replies)
     if outcome == "executed" and not (replies and isinstance(replies[0], Acknowledged)):
@@ -146,7 +146,7 @@ def result(
         draft.text,
         outcome,
         partial(commands_json, draft.sent()),
-        partial(answers_json, draft.answers),
+        partial(answers_json, draft.answers) if draft.answers else None,  # (most turns ask none)
         list(dict.fromkeys(draft.options)) if draft.options else [],
         reply,
         "none" if understood is None else understood.source,  # type: ignore[arg-type]

@@ -1,8 +1,8 @@
 """Conversation state of one session (seed 000 §6): kept by code, never by an LLM.
 
-Recent devices (5) and rooms (3), the last commands (for 再来一次), the last
-five turns, and at most one pending question: a clarify waiting for the
-distinguishing words, or high-risk commands waiting for 确认.
+Recent devices (5) and rooms (3), the last commands (for 再来一次), and at most
+one pending question: a clarify waiting for the distinguishing words, or
+high-risk commands waiting for 确认.
 """
 
 from __future__ import annotations
@@ -11,13 +11,11 @@ import threading
 from collections import deque
 from dataclasses import dataclass
 from datetime import datetime
-from typing import NamedTuple
 
 from jiayu.ir import Clause, Command, Condition, Timing
 
 RECENT_DEVICES = 5
 RECENT_ROOMS = 3
-RECENT_TURNS = 5
 
 
 @dataclass(frozen=True)
@@ -58,14 +56,6 @@ class PendingConfirm:
     """Who asked, when the turn named a user: only that user confirms."""
 
 
-class Turn(NamedTuple):
-    """One finished turn, as remembered (a named tuple: one is made on every turn)."""
-
-    text: str
-    outcome: str
-    devices: tuple[str, ...]
-
-
 class Session:
     """Mutable state of one conversation; the engine holds `lock` while a turn runs."""
 
@@ -76,19 +66,13 @@ class Session:
         self.recent_rooms: deque[str] = deque(maxlen=RECENT_ROOMS)
         self.last_commands: tuple[Command, ...] = ()
         self.last_devices: tuple[str, ...] = ()
-        self.turns: deque[Turn] = deque(maxlen=RECENT_TURNS)
         self.pending: PendingClarify | PendingConfirm | None = None
         # Seed 004's message queue: what happened in the background (a late failure, a scene
         # that finished), told at the start of the next turn's reply.
         self.messages: deque[str] = deque(maxlen=20)
 
     def remember(
-        self,
-        text: str,
-        outcome: str,
-        devices: tuple[str, ...],
-        rooms: tuple[str, ...],
-        commands: tuple[Command, ...],
+        self, devices: tuple[str, ...], rooms: tuple[str, ...], commands: tuple[Command, ...]
     ) -> None:
         """Update after a turn: most recent first, duplicates moved to the front."""
         _touch_all(self.recent_devices, devices)
@@ -96,7 +80,6 @@ class Session:
         self.last_devices = devices  # 它们 means the most recent turn's devices, if any
         if commands:
             self.last_commands = commands
-        self.turns.append(Turn(text, outcome, devices))
 
 
 def _touch_all(items: deque[str], new: tuple[str, ...]) -> None:
