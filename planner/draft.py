@@ -11,7 +11,7 @@ a suspended stack, and nothing is ever read or written twice: what was fetched s
 from __future__ import annotations
 
 from collections.abc import Hashable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any, NamedTuple, Protocol
 
@@ -81,28 +81,27 @@ Answer = tuple[str, str, Any]
 """A query's answer: (device, attribute, value read)."""
 
 
-class Memo:
+class Memo(NamedTuple):
     """What a turn learned from its driver and its resolver, kept across its passes: each
     answer is filed under what was asked, so a pass run again finds it whatever order it
-    asks in, and nothing is asked twice. (A slotted class whose dicts are made in its
-    `__init__`: one is made on every turn.)"""
+    asks in, and nothing is asked twice."""
 
-    __slots__ = ("known", "narrowed", "resolved", "worked", "written")
+    known: dict[str, Reading]
+    """Fresh reads so far, by device."""
+    written: dict[Hashable, object]
+    """Answers to the turn's writes, by what each write does (`write_key`)."""
+    resolved: dict[Hashable, tuple[Clause, Resolution]]
+    """The resolver's answers, by the question asked (`Draft.resolve`), each beside the
+    clause asked of, which that keeps alive."""
+    narrowed: dict[Hashable, tuple[tuple[Clause, Clause], Resolution | None]]
+    """What answers picked among a question's options (`Draft.narrow`), likewise."""
+    worked: dict[Hashable, tuple[object, Any]]
+    """What a pass worked out from what it was given alone (what a query reads of each
+    device), by the ids of the objects it was worked out from, each beside those objects."""
 
-    def __init__(self) -> None:
-        self.known: dict[str, Reading] = {}
-        """Fresh reads so far, by device."""
-        self.written: dict[Hashable, object] = {}
-        """Answers to the turn's writes, by what each write does (`write_key`)."""
-        self.resolved: dict[Hashable, tuple[Clause, Resolution]] = {}
-        """The resolver's answers, by the question asked (`Draft.resolve`), each beside the
-        clause asked of, which that keeps alive."""
-        self.narrowed: dict[Hashable, tuple[tuple[Clause, Clause], Resolution | None]] = {}
-        """What answers picked among a question's options (`Draft.narrow`), likewise."""
-        self.worked: dict[Hashable, tuple[object, Any]] = {}
-        """What a pass worked out from what it was given alone (what a query reads of each
-        device), by the ids of the objects it was worked out from, each beside those
-        objects."""
+
+def new_memo() -> Memo:
+    return Memo({}, {}, {}, {}, {})
 
 
 def write_key(op: Write) -> Hashable:
@@ -113,62 +112,49 @@ def write_key(op: Write) -> Hashable:
     return op
 
 
-@dataclass(slots=True, init=False)
+@dataclass(slots=True)
 class Draft:
     """One turn while it is planned, then while its batches run: everything the Result and
     the session need. Parts keep the reply in the order the clauses were said. Made on
-    every pass from the four it is given; the rest is what planning fills in. (`__init__`
-    is written out: the dataclass's would make each empty list, dict and set by calling its
-    type, a call per field on every pass.)"""
+    every pass from the four it is given; the rest is what planning fills in, so not
+    parameters (a field that is one is tested against its default on each pass)."""
 
     text: str
     ctx: Inputs
     memo: Memo
     """Reads, write answers and resolutions fetched so far in this turn (kept across passes)."""
-    pending_in: Pending
+    pending_in: Pending = None
     """The question the session was waiting on when the turn began."""
-    pending: Pending
+    pending: Pending = field(default=None, init=False)
     """The question the session waits on after this turn."""
-    parts: list[str | Batch]
-    batches: list[Batch]
+    parts: list[str | Batch] = field(default_factory=list, init=False)
+    batches: list[Batch] = field(default_factory=list, init=False)
     """The Batch parts, in order (`add_batch` keeps both)."""
-    outcomes: list[Outcome]
+    outcomes: list[Outcome] = field(default_factory=list, init=False)
     # Tuples, grown by concatenation (a few times a turn at most): most passes hold and ask
     # nothing, and an empty tuple is made by no call, where a list is made on every pass.
-    held: tuple[Command, ...]
-    options: tuple[str, ...]
-    answers: list[Answer]
+    held: tuple[Command, ...] = field(default=(), init=False)
+    options: tuple[str, ...] = field(default=(), init=False)
+    answers: list[Answer] = field(default_factory=list, init=False)
     """What queries read, in order (the Result's `answers`, its JSON built when read)."""
-    failures: list[dict[str, Any]]
-    devices: list[str]
-    asked: bool
+    failures: list[dict[str, Any]] = field(default_factory=list, init=False)
+    devices: list[str] = field(default_factory=list, init=False)
+    asked: bool = field(default=False, init=False)
     """A clause asks: it and every later clause wait for the answer."""
     # What this turn will have done to each device it reads or commands, so a later clause
     # reads the state the earlier ones leave (调亮一点，再调亮一点 moves two steps).
-    overlay: dict[str, dict[str, Any]]
-    planned: set[Command]
+    overlay: dict[str, dict[str, Any]] = field(default_factory=dict, init=False)
+    planned: set[Command] = field(default_factory=set, init=False)
     """Commands queued so far (a command compares equal when its params do too)."""
-    unread: set[str]
+    unread: set[str] = field(default_factory=set, init=False)
     """Devices whose read failed, already listed in `failures`."""
-    scheduled: list[dict[str, Any]]
-    timings: dict[str, float]
-    stop_scene: bool
+    scheduled: list[dict[str, Any]] = field(default_factory=list, init=False)
+    timings: dict[str, float] = field(default_factory=dict, init=False)
+    stop_scene: bool = field(default=False, init=False)
     """算了/停下 with nothing waiting: stops a running long scene."""
-    writes: tuple[Hashable, ...]
+    writes: tuple[Hashable, ...] = field(default=(), init=False)
     """The writes asked in this pass (`write_key`), so the same write said twice is two: a
     tuple, as `held` (a turn writes a few times at most; most passes never)."""
-
-    def __init__(self, text: str, ctx: Inputs, memo: Memo, pending_in: Pending = None) -> None:
-        self.text, self.ctx, self.memo, self.pending_in = text, ctx, memo, pending_in
-        self.pending = None
-        self.parts, self.batches, self.outcomes = [], [], []
-        self.held, self.options = (), ()
-        self.answers, self.failures, self.devices = [], [], []
-        self.asked = False
-        self.overlay, self.planned, self.unread = {}, set(), set()
-        self.scheduled, self.timings = [], {}
-        self.stop_scene = False
-        self.writes = ()
 
     def say(self, outcome: Outcome, reply: str) -> None:
         self.outcomes.append(outcome)

@@ -19,7 +19,7 @@ from jiayu.compiler import Lexicon
 from jiayu.compiler.cache import compiled as compile_kept
 from jiayu.compiler.understand import AskLLM, Understood, from_llm, gate
 from jiayu.planner import dialogue
-from jiayu.planner.draft import Draft, Inputs, Memo, Pause, write_key
+from jiayu.planner.draft import Draft, Inputs, Pause, new_memo, write_key
 from jiayu.planner.effects import Consult, Read, Send, Steps, Write
 from jiayu.planner.finish import result, update_session
 from jiayu.planner.timing import Schedule
@@ -82,7 +82,7 @@ def _planned(
 ) -> Generator[Read | Write, Any, Draft]:
     """Plan in passes, each `body(draft, said)`: a pass that pauses for reads or a write is
     run again from the start once they are answered (see planner/draft.py)."""
-    memo = Memo()
+    memo = new_memo()
     while True:
         started = time.perf_counter()
         draft = Draft(text, ctx, memo, pending_in)
