@@ -60,7 +60,7 @@ _MATCH_RANK: dict[MatchKind, int] = {"exact": 0, "alias": 1, "pinyin": 2, "fuzzy
 # What 取消 <a state> undoes: the action that leaves it.
 _UNDO: dict[str, Action] = {"mute": "unmute", "oscillate_on": "oscillate_off"}
 _UNIT_ATTRIBUTE = {"°C": "target_temperature", "K": "color_temp"}
-TYPE_WORDS: dict[str, str] = TABLES["TYPE"]
+_TYPE_WORDS: dict[str, str] = TABLES["TYPE"]
 _LEVEL_WORDS = {
     "高": "high",
     "大": "high",
@@ -1489,7 +1489,7 @@ def _noun_of(target: Target) -> tuple[str, str] | None:
         return None
     text = target.name.text
     for start in range(len(text)):
-        kind = TYPE_WORDS.get(text[start:])
+        kind = _TYPE_WORDS.get(text[start:])
         if kind is not None:
             return kind, text[start:]
     return None

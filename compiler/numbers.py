@@ -189,11 +189,11 @@ def _prefix(text: str, at: int, words: dict[str, int]) -> tuple[int, int | None]
 
 def _scan_delay(text: str, start: int) -> tuple[int, Timing] | None:
     at = start
-    lead = timer = False
-    said_lead = ""
+    timer = False
+    lead = ""  # the lead word said, if any
     for word in _LEADS:
         if text.startswith(word, at):
-            at, lead, said_lead = at + len(word), True, word
+            at, lead = at + len(word), word
             break
     else:
         for word in _TIMER_LEADS:
@@ -223,7 +223,7 @@ def _scan_delay(text: str, start: int) -> tuple[int, Timing] | None:
     for word in _AFTER:
         if text.startswith(word, at):
             return at + len(word), Timing(delay_s=seconds)
-    if said_lead == _TIMER_LEAD and (at == len(text) or text[at] in _CLAUSE_BREAK):
+    if lead == _TIMER_LEAD and (at == len(text) or text[at] in _CLAUSE_BREAK):
         # 烤箱定时三十分钟 is the device's own timer (how long it runs), not a delay: 定时 is
         # one only before what is then done (定时半小时关电视, 空调定时一小时关).
         return None
